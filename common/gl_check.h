@@ -1,0 +1,66 @@
+/* gl_check.h - exit codes and the one CUDA error macro of the suite.
+ * Header-only C11, usable from .c and .cu files. */
+#ifndef GL_CHECK_H
+#define GL_CHECK_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <cuda_runtime_api.h>
+
+/* Exit codes shared by every lab (meson counts 77 as "skipped"). */
+enum {
+    GL_EXIT_OK = 0,
+    GL_EXIT_FAIL = 1,   /* verification failure, CUDA error, out of memory */
+    GL_EXIT_USAGE = 2,  /* bad command line: the message names the flag and the allowed range */
+    GL_EXIT_NO_GPU = 77 /* no usable GPU: one clear line, nothing else */
+};
+
+/* Marks helpers that run on host and device (index maths, RNG seeding). */
+#ifdef __CUDACC__
+#define GL_HD __host__ __device__
+#else
+#define GL_HD
+#endif
+
+static inline void gl_cuda_fail(cudaError_t err, const char *expr, const char *file, int line)
+{
+    fprintf(stderr, "%s:%d: CUDA error %s (%s) in: %s\n", file, line, cudaGetErrorName(err),
+            cudaGetErrorString(err), expr);
+    exit(GL_EXIT_FAIL);
+}
+
+/* GL_CHECK(expr): run a CUDA runtime call; on error print file:line, name, text, the call; exit 1. */
+#define GL_CHECK(expr)                                                          \
+    do {                                                                        \
+        cudaError_t gl_err_ = (expr);                                           \
+        if (gl_err_ != cudaSuccess) gl_cuda_fail(gl_err_, #expr, __FILE__, __LINE__); \
+    } while (0)
+
+/* GL_CHECK_LAUNCH(): call right after a <<<>>> launch; catches bad configurations at once. */
+#define GL_CHECK_LAUNCH() GL_CHECK(cudaGetLastError())
+
+/* Allocation that reports out-of-memory as a clear failure (exit 1) naming what was asked. */
+static inline void *gl_device_alloc(size_t bytes, const char *what)
+{
+    void *p = NULL;
+    cudaError_t err = cudaMalloc(&p, bytes ? bytes : 1);
+    if (err != cudaSuccess) {
+        fprintf(stderr, "error: cannot allocate %.1f MiB of GPU memory for %s: %s\n",
+                bytes / 1048576.0, what, cudaGetErrorString(err));
+        exit(GL_EXIT_FAIL);
+    }
+    return p;
+}
+
+static inline void *gl_host_alloc(size_t bytes, const char *what)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "error: cannot allocate %.1f MiB of host memory for %s\n",
+                bytes / 1048576.0, what);
+        exit(GL_EXIT_FAIL);
+    }
+    return p;
+}
+
+#endif

@@ -1,0 +1,251 @@
+/* gl_cli.h - the command line every lab shares (pure C11; no CUDA needed).
+ *
+ *   --help  --list  --only NAME[,NAME]  --quick  --size N  --reps N  --warmup N  --seed S
+ *   --device N  --csv FILE|-  --flush-l2  --once
+ *
+ * A lab describes itself with a gl_cli_spec (its experiment and variant names and its size range);
+ * gl_cli_parse validates everything before any GPU work, so usage errors exit 2 on any machine. */
+#ifndef GL_CLI_H
+#define GL_CLI_H
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GL_MAX_ONLY 32
+#define GL_DEFAULT_SEED 20261121ULL
+
+typedef struct {
+    const char *name; /* an experiment or a variant, as --only and --list spell it */
+    const char *help;
+} gl_name;
+
+typedef struct {
+    const char *prog;    /* executable name, used in every message */
+    const char *summary; /* one line: what the lab teaches */
+    const gl_name *names;
+    int n_names;
+    long long size_min, size_max; /* allowed --size range */
+    const char *size_help;        /* what --size means in this lab */
+} gl_cli_spec;
+
+typedef struct {
+    int reps;         /* timed repetitions (the median of these is reported) */
+    int warmup;       /* untimed launches first */
+    int flush_l2;     /* overwrite the L2 before every repetition */
+    int once;         /* launch each measured kernel exactly once (for profilers); times meaningless */
+    double budget_ms; /* soft cap on one measurement: fewer reps (never < 3) for very slow kernels */
+} gl_time_opts;
+
+typedef struct {
+    int quick;
+    long long size; /* 0: the lab's default sizes */
+    int device;
+    uint64_t seed;
+    const char *csv; /* NULL: no CSV; "-": stdout */
+    gl_time_opts timing;
+    int n_only;
+    char only[GL_MAX_ONLY][64];
+} gl_cli;
+
+enum { GL_CLI_RUN = 0, GL_CLI_EXIT_OK = 1, GL_CLI_USAGE = 2 };
+
+static inline void gl_cli_help(const gl_cli_spec *s, FILE *f)
+{
+    fprintf(f,
+            "%s - %s\n\n"
+            "usage: %s [options]\n"
+            "  --help             this text\n"
+            "  --list             list experiments and variants, then exit\n"
+            "  --only NAME[,..]   run only these experiments or variants (names from --list)\n"
+            "  --quick            small sizes and few repetitions (used by the tests)\n"
+            "  --size N           %s; allowed %lld..%lld\n"
+            "  --reps N           timed repetitions, median reported (default 20; 1..100000)\n"
+            "  --warmup N         untimed launches before timing (default 2; 0..1000)\n"
+            "  --seed S           seed of all random data and index streams (default %llu)\n"
+            "  --device N         GPU to use (default 0)\n"
+            "  --csv FILE         also write results as CSV (plots/README.md); '-' = stdout\n"
+            "  --flush-l2         overwrite the L2 cache before every timed repetition\n"
+            "  --once             launch each measured kernel once (for ncu); times not meaningful\n"
+            "exit codes: 0 ok, 1 failure (verification, CUDA error, out of memory), 2 usage, 77 no GPU\n",
+            s->prog, s->summary, s->prog, s->size_help, s->size_min, s->size_max,
+            (unsigned long long)GL_DEFAULT_SEED);
+}
+
+static inline void gl_cli_list(const gl_cli_spec *s, FILE *f)
+{
+    for (int i = 0; i < s->n_names; i++) fprintf(f, "%-16s %s\n", s->names[i].name, s->names[i].help);
+}
+
+/* Parse a whole decimal (or 0x hex) integer in [lo, hi]; 0 on success. */
+static inline int gl_parse_ll(const char *text, long long lo, long long hi, long long *out)
+{
+    if (!text || !*text) return -1;
+    errno = 0;
+    char *end = NULL;
+    long long v = strtoll(text, &end, 0);
+    if (errno || *end != '\0' || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+static inline int gl_parse_u64(const char *text, uint64_t *out)
+{
+    if (!text || !*text || *text == '-' || *text == '+') return -1;
+    errno = 0;
+    char *end = NULL;
+    unsigned long long v = strtoull(text, &end, 0);
+    if (errno || *end != '\0') return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+static inline int gl_cli_known_name(const gl_cli_spec *s, const char *name)
+{
+    for (int i = 0; i < s->n_names; i++)
+        if (strcmp(s->names[i].name, name) == 0) return 1;
+    return 0;
+}
+
+static inline int gl_cli_add_only(gl_cli *c, const gl_cli_spec *s, const char *list, FILE *err)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (!gl_cli_known_name(s, tok)) {
+            fprintf(err, "%s: --only: unknown name '%s'; allowed:", s->prog, tok);
+            for (int i = 0; i < s->n_names; i++) fprintf(err, " %s", s->names[i].name);
+            fprintf(err, "\n");
+            return -1;
+        }
+        if (c->n_only == GL_MAX_ONLY) {
+            fprintf(err, "%s: --only: at most %d names\n", s->prog, GL_MAX_ONLY);
+            return -1;
+        }
+        snprintf(c->only[c->n_only++], sizeof c->only[0], "%s", tok);
+    }
+    if (c->n_only == 0) {
+        fprintf(err, "%s: --only needs at least one name (see --list)\n", s->prog);
+        return -1;
+    }
+    return 0;
+}
+
+static inline void gl_cli_defaults(gl_cli *c)
+{
+    memset(c, 0, sizeof *c);
+    c->seed = GL_DEFAULT_SEED;
+    c->timing.reps = 20;
+    c->timing.warmup = 2;
+    c->timing.budget_ms = 2000.0;
+}
+
+/* Returns GL_CLI_RUN, GL_CLI_EXIT_OK (help/list printed) or GL_CLI_USAGE (message on err). */
+static inline int gl_cli_parse(gl_cli *c, const gl_cli_spec *s, int argc, char **argv, FILE *err)
+{
+    gl_cli_defaults(c);
+    int list = 0;
+    for (int i = 1; i < argc; i++) {
+        char flag[64];
+        const char *arg = argv[i], *val = NULL;
+        const char *eq = strchr(arg, '=');
+        if (strncmp(arg, "--", 2) == 0 && eq && (size_t)(eq - arg) < sizeof flag) {
+            snprintf(flag, sizeof flag, "%.*s", (int)(eq - arg), arg);
+            val = eq + 1;
+        } else {
+            snprintf(flag, sizeof flag, "%s", arg);
+        }
+        /* Switches (no value). */
+        int *sw = !strcmp(flag, "--quick") ? &c->quick
+                : !strcmp(flag, "--flush-l2") ? &c->timing.flush_l2
+                : !strcmp(flag, "--once") ? &c->timing.once
+                : !strcmp(flag, "--list") ? &list : NULL;
+        if (!strcmp(flag, "--help") || !strcmp(flag, "-h")) {
+            gl_cli_help(s, stdout);
+            return GL_CLI_EXIT_OK;
+        }
+        if (sw) {
+            if (val) {
+                fprintf(err, "%s: %s takes no value\n", s->prog, flag);
+                return GL_CLI_USAGE;
+            }
+            *sw = 1;
+            continue;
+        }
+        int takes_value = !strcmp(flag, "--size") || !strcmp(flag, "--reps") ||
+                          !strcmp(flag, "--warmup") || !strcmp(flag, "--seed") ||
+                          !strcmp(flag, "--device") || !strcmp(flag, "--csv") || !strcmp(flag, "--only");
+        if (!takes_value) {
+            fprintf(err, "%s: unknown option '%s' (see --help)\n", s->prog, arg);
+            return GL_CLI_USAGE;
+        }
+        if (!val) {
+            if (i + 1 >= argc) {
+                fprintf(err, "%s: %s needs a value (see --help)\n", s->prog, flag);
+                return GL_CLI_USAGE;
+            }
+            val = argv[++i];
+        }
+        long long v = 0;
+        if (!strcmp(flag, "--size")) {
+            if (gl_parse_ll(val, s->size_min, s->size_max, &v)) {
+                fprintf(err, "%s: --size '%s' is invalid: allowed integers %lld..%lld (%s)\n", s->prog,
+                        val, s->size_min, s->size_max, s->size_help);
+                return GL_CLI_USAGE;
+            }
+            c->size = v;
+        } else if (!strcmp(flag, "--reps") || !strcmp(flag, "--warmup") || !strcmp(flag, "--device")) {
+            long long lo = !strcmp(flag, "--reps") ? 1 : 0;
+            long long hi = !strcmp(flag, "--reps") ? 100000 : !strcmp(flag, "--warmup") ? 1000 : 1023;
+            if (gl_parse_ll(val, lo, hi, &v)) {
+                fprintf(err, "%s: %s '%s' is invalid: allowed integers %lld..%lld\n", s->prog, flag, val,
+                        lo, hi);
+                return GL_CLI_USAGE;
+            }
+            int *dst = !strcmp(flag, "--reps") ? &c->timing.reps
+                     : !strcmp(flag, "--warmup") ? &c->timing.warmup : &c->device;
+            *dst = (int)v;
+        } else if (!strcmp(flag, "--seed")) {
+            if (gl_parse_u64(val, &c->seed)) {
+                fprintf(err, "%s: --seed '%s' is invalid: allowed integers 0..18446744073709551615\n",
+                        s->prog, val);
+                return GL_CLI_USAGE;
+            }
+        } else if (!strcmp(flag, "--csv")) {
+            if (!*val) {
+                fprintf(err, "%s: --csv needs a file name or '-'\n", s->prog);
+                return GL_CLI_USAGE;
+            }
+            c->csv = val;
+        } else if (gl_cli_add_only(c, s, val, err)) {
+            return GL_CLI_USAGE;
+        }
+    }
+    if (list) {
+        gl_cli_list(s, stdout);
+        return GL_CLI_EXIT_OK;
+    }
+    if (c->quick) {
+        c->timing.reps = c->timing.reps < 5 ? c->timing.reps : 5;
+        c->timing.budget_ms = 200.0;
+    }
+    if (c->timing.once) {
+        c->timing.reps = 1;
+        c->timing.warmup = 0;
+    }
+    return GL_CLI_RUN;
+}
+
+/* Is this (experiment, variant) selected by --only? (Everything is when --only is absent.) */
+static inline int gl_cli_selected(const gl_cli *c, const char *experiment, const char *variant)
+{
+    if (c->n_only == 0) return 1;
+    for (int i = 0; i < c->n_only; i++)
+        if (!strcmp(c->only[i], experiment) || (variant && !strcmp(c->only[i], variant))) return 1;
+    return 0;
+}
+
+#endif

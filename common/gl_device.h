@@ -1,0 +1,100 @@
+/* gl_device.h - pick the GPU (or exit 77), and describe it for the report. Header-only C11. */
+#ifndef GL_DEVICE_H
+#define GL_DEVICE_H
+
+#include <stdio.h>
+#include <string.h>
+#include "gl_check.h"
+
+typedef struct {
+    int id;
+    char name[256];
+    int cc_major, cc_minor, sms;
+    size_t l2_bytes, mem_bytes;
+    int sm_clock_mhz, mem_clock_mhz, bus_bits;
+    int driver_api, runtime_api; /* e.g. 13000 = CUDA 13.0 */
+    char driver[64];             /* kernel-module version, e.g. 580.159.04, or "unknown" */
+} gl_device_info;
+
+/* NVIDIA kernel-module version from /proc (Linux); "unknown" elsewhere. */
+static inline void gl_driver_version(char *out, size_t len)
+{
+    snprintf(out, len, "unknown");
+    FILE *f = fopen("/proc/driver/nvidia/version", "r");
+    if (!f) return;
+    char line[512];
+    if (fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, "Kernel Module");
+        if (p && sscanf(p + strlen("Kernel Module"), " %63s", out) != 1) snprintf(out, len, "unknown");
+    }
+    fclose(f);
+}
+
+static inline int gl_attr(enum cudaDeviceAttr a, int dev)
+{
+    int v = 0;
+    GL_CHECK(cudaDeviceGetAttribute(&v, a, dev));
+    return v;
+}
+
+/* Select device `id`. No GPU or no usable driver: one line and exit 77. Bad id: exit 2. */
+static inline gl_device_info gl_device_open(const char *prog, int id)
+{
+    gl_device_info d;
+    memset(&d, 0, sizeof d);
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0) {
+        printf("%s: no usable CUDA GPU (%s); skipping\n", prog,
+               err != cudaSuccess ? cudaGetErrorString(err) : "no device found");
+        exit(GL_EXIT_NO_GPU);
+    }
+    if (id >= count) {
+        fprintf(stderr, "%s: --device %d is out of range: allowed 0..%d\n", prog, id, count - 1);
+        exit(GL_EXIT_USAGE);
+    }
+    err = cudaSetDevice(id);
+    if (err == cudaSuccess) err = cudaFree(0); /* create the context now, not inside a timing */
+    if (err != cudaSuccess) {
+        printf("%s: GPU %d is not usable (%s); skipping\n", prog, id, cudaGetErrorString(err));
+        exit(GL_EXIT_NO_GPU);
+    }
+    struct cudaDeviceProp p;
+    GL_CHECK(cudaGetDeviceProperties(&p, id));
+    d.id = id;
+    snprintf(d.name, sizeof d.name, "%s", p.name);
+    d.cc_major = p.major;
+    d.cc_minor = p.minor;
+    d.sms = p.multiProcessorCount;
+    d.l2_bytes = (size_t)p.l2CacheSize;
+    d.mem_bytes = p.totalGlobalMem;
+    /* CUDA 13 dropped clockRate/memoryClockRate from cudaDeviceProp: ask for the attributes. */
+    d.sm_clock_mhz = gl_attr(cudaDevAttrClockRate, id) / 1000;
+    d.mem_clock_mhz = gl_attr(cudaDevAttrMemoryClockRate, id) / 1000;
+    d.bus_bits = gl_attr(cudaDevAttrGlobalMemoryBusWidth, id);
+    GL_CHECK(cudaDriverGetVersion(&d.driver_api));
+    GL_CHECK(cudaRuntimeGetVersion(&d.runtime_api));
+    gl_driver_version(d.driver, sizeof d.driver);
+    return d;
+}
+
+static inline void gl_device_print(const gl_device_info *d, FILE *f)
+{
+    fprintf(f, "GPU %d: %s, compute capability %d.%d, %d SMs, L2 %.1f MiB, %.1f GiB, "
+               "SM clock %d MHz, memory clock %d MHz, %d-bit bus\n",
+            d->id, d->name, d->cc_major, d->cc_minor, d->sms, d->l2_bytes / 1048576.0,
+            d->mem_bytes / 1073741824.0, d->sm_clock_mhz, d->mem_clock_mhz, d->bus_bits);
+    fprintf(f, "driver %s (CUDA %d.%d), runtime CUDA %d.%d\n", d->driver, d->driver_api / 1000,
+            (d->driver_api % 1000) / 10, d->runtime_api / 1000, (d->runtime_api % 1000) / 10);
+}
+
+/* Smallest power of two number of `elem_bytes` elements whose array is >= 4x the L2: the size at
+ * which a kernel streaming that array is measured against DRAM, not against the cache. */
+static inline size_t gl_dram_elems(const gl_device_info *d, size_t elem_bytes)
+{
+    size_t n = 1;
+    while (n * elem_bytes < 4 * d->l2_bytes) n <<= 1;
+    return n;
+}
+
+#endif

@@ -1,0 +1,88 @@
+/* gl_lab.h - the skeleton every lab's main() uses: parse the command line (exit 0/2), open the
+ * GPU (exit 77 without one), create the timer, and open the report whose '# key=value' header
+ * says which GPU, driver, CUDA version, date, commit and seed produced the numbers. */
+#ifndef GL_LAB_H
+#define GL_LAB_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include "gl_check.h"
+#include "gl_cli.h"
+#include "gl_device.h"
+#include "gl_report.h"
+#include "gl_timing.h"
+#include "gl_version.h"
+
+typedef struct {
+    const char *name; /* lab id, e.g. "01_coalescing" */
+    gl_cli cli;
+    gl_device_info dev;
+    gl_timer timer;
+    gl_report report;
+} gl_lab;
+
+/* Parse argv; on --help/--list or a usage error this exits (0 or 2) before touching the GPU. */
+static inline void gl_lab_parse(gl_lab *L, const char *name, const gl_cli_spec *spec, int argc,
+                                char **argv)
+{
+    L->name = name;
+    int rc = gl_cli_parse(&L->cli, spec, argc, argv, stderr);
+    if (rc == GL_CLI_EXIT_OK) exit(GL_EXIT_OK);
+    if (rc == GL_CLI_USAGE) exit(GL_EXIT_USAGE);
+}
+
+/* Open the GPU (exit 77 without one) and print what it is. */
+static inline void gl_lab_open_device(gl_lab *L, const char *prog)
+{
+    L->dev = gl_device_open(prog, L->cli.device);
+    gl_device_print(&L->dev, stdout);
+    L->timer = gl_timer_create(&L->dev);
+    printf("seed %llu%s%s\n", (unsigned long long)L->cli.seed, L->cli.quick ? ", --quick" : "",
+           L->cli.timing.once ? ", --once: each kernel launched once, times not meaningful" : "");
+}
+
+/* The commit: $GL_COMMIT if set (for copies of the tree without .git), else the build's. */
+static inline const char *gl_commit(void)
+{
+    const char *env = getenv("GL_COMMIT");
+    return env && *env ? env : GL_COMMIT;
+}
+
+/* Start the report once the bandwidth ceiling is known; exits 1 if the CSV cannot be written. */
+static inline void gl_lab_open_report(gl_lab *L, double copy_gbs)
+{
+    static char buf[16][320];
+    char date[32];
+    gl_utc_now(date, sizeof date);
+    const gl_device_info *d = &L->dev;
+    int k = 0;
+    snprintf(buf[k++], sizeof buf[0], "lab=%s", L->name);
+    snprintf(buf[k++], sizeof buf[0], "gpu=%s", d->name);
+    snprintf(buf[k++], sizeof buf[0], "cc=%d.%d", d->cc_major, d->cc_minor);
+    snprintf(buf[k++], sizeof buf[0], "sms=%d", d->sms);
+    snprintf(buf[k++], sizeof buf[0], "l2_bytes=%zu", d->l2_bytes);
+    snprintf(buf[k++], sizeof buf[0], "mem_bytes=%zu", d->mem_bytes);
+    snprintf(buf[k++], sizeof buf[0], "driver=%s", d->driver);
+    snprintf(buf[k++], sizeof buf[0], "cuda_driver=%d.%d", d->driver_api / 1000, (d->driver_api % 1000) / 10);
+    snprintf(buf[k++], sizeof buf[0], "cuda_runtime=%d.%d", d->runtime_api / 1000, (d->runtime_api % 1000) / 10);
+    snprintf(buf[k++], sizeof buf[0], "date=%s", date);
+    snprintf(buf[k++], sizeof buf[0], "commit=%s", gl_commit());
+    snprintf(buf[k++], sizeof buf[0], "seed=%llu", (unsigned long long)L->cli.seed);
+    snprintf(buf[k++], sizeof buf[0], "copy_gbs=%.1f", copy_gbs);
+    snprintf(buf[k++], sizeof buf[0], "quick=%d", L->cli.quick);
+    snprintf(buf[k++], sizeof buf[0], "timing=median of reps (min, max); time per launch; l2 column: "
+                                      "warm = not flushed between reps");
+    const char *meta[17];
+    for (int i = 0; i < k; i++) meta[i] = buf[i];
+    meta[k] = NULL;
+    if (gl_report_open(&L->report, L->name, L->cli.csv, meta)) exit(GL_EXIT_FAIL);
+    L->report.copy_gbs = copy_gbs;
+}
+
+static inline void gl_lab_close(gl_lab *L)
+{
+    gl_report_close(&L->report);
+    gl_timer_destroy(&L->timer);
+}
+
+#endif

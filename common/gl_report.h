@@ -1,0 +1,164 @@
+/* gl_report.h - one result schema for every lab: a progress table on the terminal (one line per
+ * finished measurement) and a long-format CSV (plots/README.md documents each column).
+ * Header-only C11; NAN in a numeric field means "not applicable" and is written as an empty field. */
+#ifndef GL_REPORT_H
+#define GL_REPORT_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define GL_NO_PARAM (-1LL)
+
+#define GL_CSV_HEADER                                                                              \
+    "lab,experiment,variant,size,param,bytes,working_set_bytes,l2,reps,batch,median_ms,min_ms,"    \
+    "max_ms,gbs,pct_of_copy,ratio,requests,sectors_per_request,expected_sectors_per_request,"      \
+    "segments_per_request,expected_segments_per_request,warp_exec_efficiency,achieved_occupancy,"  \
+    "theoretical_occupancy,sm_efficiency,checked"
+
+typedef struct {
+    const char *experiment, *variant;
+    long long size;  /* elements */
+    long long param; /* swept parameter, GL_NO_PARAM if none */
+    double bytes;    /* bytes counted for GB/s (NAN: no bandwidth claim) */
+    double working_set_bytes;
+    const char *l2; /* "warm" or "flushed" */
+    int reps, batch;
+    double median_ms, min_ms, max_ms, gbs, pct_of_copy, ratio;
+    double requests, sectors_per_request, expected_sectors_per_request;
+    double segments_per_request, expected_segments_per_request;
+    double warp_exec_efficiency, achieved_occupancy, theoretical_occupancy, sm_efficiency;
+    long long checked; /* outputs compared with the CPU reference */
+} gl_row;
+
+static inline gl_row gl_row_new(const char *experiment, const char *variant, long long size)
+{
+    gl_row r = {experiment, variant, size, GL_NO_PARAM, NAN, NAN, "warm", 0, 0, NAN, NAN, NAN,
+                NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0};
+    return r;
+}
+
+typedef struct {
+    const char *lab;
+    FILE *csv;     /* NULL: no CSV */
+    FILE *table;   /* stdout, or stderr when the CSV goes to stdout */
+    double copy_gbs;
+    int rows;
+} gl_report;
+
+/* `meta` is a NULL-terminated list of "key=value" strings written as '# ' comment lines. */
+static inline int gl_report_open(gl_report *r, const char *lab, const char *csv_path,
+                                 const char *const *meta)
+{
+    memset(r, 0, sizeof *r);
+    r->lab = lab;
+    r->table = stdout;
+    r->copy_gbs = NAN;
+    if (csv_path && !strcmp(csv_path, "-")) {
+        r->csv = stdout;
+        r->table = stderr;
+    } else if (csv_path) {
+        r->csv = fopen(csv_path, "w");
+        if (!r->csv) {
+            fprintf(stderr, "%s: cannot write --csv file '%s'\n", lab, csv_path);
+            return -1;
+        }
+    }
+    if (r->csv) {
+        for (int i = 0; meta && meta[i]; i++) fprintf(r->csv, "# %s\n", meta[i]);
+        fprintf(r->csv, "%s\n", GL_CSV_HEADER);
+    }
+    fprintf(r->table, "%-9s %-13s %10s %6s %10s %10s %10s %8s %6s %7s %7s %7s %9s\n", "exper.",
+            "variant", "size", "param", "median_ms", "min_ms", "max_ms", "GB/s", "%copy", "ratio",
+            "sect/rq", "model", "checked");
+    return 0;
+}
+
+static inline void gl_csv_num(FILE *f, double v)
+{
+    if (isnan(v)) fputs(",", f);
+    else fprintf(f, ",%.6g", v);
+}
+
+static inline void gl_csv_str(FILE *f, const char *s)
+{
+    fputc(',', f);
+    if (s && strpbrk(s, ",\"\n")) {
+        fputc('"', f);
+        for (; *s; s++) {
+            if (*s == '"') fputc('"', f);
+            fputc(*s, f);
+        }
+        fputc('"', f);
+    } else if (s) {
+        fputs(s, f);
+    }
+}
+
+static inline void gl_table_num(FILE *f, int width, const char *fmt, double v)
+{
+    if (isnan(v)) fprintf(f, " %*s", width, "-");
+    else {
+        char buf[64];
+        snprintf(buf, sizeof buf, fmt, v);
+        fprintf(f, " %*s", width, buf);
+    }
+}
+
+static inline void gl_report_row(gl_report *r, const gl_row *x)
+{
+    FILE *t = r->table;
+    char param[32] = "-";
+    if (x->param != GL_NO_PARAM) snprintf(param, sizeof param, "%lld", x->param);
+    fprintf(t, "%-9s %-13s %10lld %6s", x->experiment, x->variant, x->size, param);
+    gl_table_num(t, 10, "%.4f", x->median_ms);
+    gl_table_num(t, 10, "%.4f", x->min_ms);
+    gl_table_num(t, 10, "%.4f", x->max_ms);
+    gl_table_num(t, 8, "%.1f", x->gbs);
+    gl_table_num(t, 6, "%.1f", x->pct_of_copy);
+    gl_table_num(t, 7, "%.2f", x->ratio);
+    gl_table_num(t, 7, "%.3f", x->sectors_per_request);
+    gl_table_num(t, 7, "%.3f", x->expected_sectors_per_request);
+    fprintf(t, " %9lld\n", x->checked);
+    fflush(t);
+    r->rows++;
+    if (!r->csv) return;
+    FILE *f = r->csv;
+    fputs(r->lab, f);
+    gl_csv_str(f, x->experiment);
+    gl_csv_str(f, x->variant);
+    fprintf(f, ",%lld", x->size);
+    if (x->param != GL_NO_PARAM) fprintf(f, ",%lld", x->param);
+    else fputs(",", f);
+    gl_csv_num(f, x->bytes);
+    gl_csv_num(f, x->working_set_bytes);
+    gl_csv_str(f, x->l2);
+    fprintf(f, ",%d,%d", x->reps, x->batch);
+    const double nums[] = {x->median_ms, x->min_ms, x->max_ms, x->gbs, x->pct_of_copy, x->ratio,
+                           x->requests, x->sectors_per_request, x->expected_sectors_per_request,
+                           x->segments_per_request, x->expected_segments_per_request,
+                           x->warp_exec_efficiency, x->achieved_occupancy,
+                           x->theoretical_occupancy, x->sm_efficiency};
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) gl_csv_num(f, nums[i]);
+    fprintf(f, ",%lld\n", x->checked);
+    fflush(f);
+}
+
+static inline void gl_report_close(gl_report *r)
+{
+    if (r->csv && r->csv != stdout) fclose(r->csv);
+    r->csv = NULL;
+}
+
+/* UTC time as 2026-11-21T04:35:00Z. */
+static inline void gl_utc_now(char *out, size_t len)
+{
+    time_t now = time(NULL);
+    struct tm tmv;
+    gmtime_r(&now, &tmv);
+    strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tmv);
+}
+
+#endif

@@ -1,0 +1,154 @@
+/* gl_timing.h - how every lab times GPU work. Header-only C11 on the CUDA runtime API.
+ *
+ * A measurement is a function that enqueues the work once on a stream. gl_time() runs it
+ * `warmup` times untimed, then `reps` times between CUDA events and reports the median, min and
+ * max time per launch. Work shorter than GL_BATCH_TARGET_MS is captured `batch` times into a CUDA
+ * graph and the graph is timed, so launch gaps and event resolution do not dominate tiny kernels.
+ * With --flush-l2 a buffer of twice the L2 size is overwritten before every repetition. */
+#ifndef GL_TIMING_H
+#define GL_TIMING_H
+
+#include <math.h>
+#include "gl_check.h"
+#include "gl_cli.h"
+#include "gl_device.h"
+#include "gl_stats.h"
+
+#define GL_BATCH_TARGET_MS 0.5 /* shortest timed interval: smaller work is batched in a graph */
+#define GL_MAX_BATCH 4096
+#define GL_MAX_REPS 100000
+
+typedef void (*gl_enqueue_fn)(void *ctx, cudaStream_t stream);
+
+typedef struct {
+    cudaStream_t stream;
+    cudaEvent_t start, stop;
+    void *flush_buf;
+    size_t flush_bytes;
+} gl_timer;
+
+typedef struct {
+    gl_summary ms; /* per launch */
+    int reps, batch;
+    int l2_flushed;
+} gl_timing;
+
+static inline gl_timer gl_timer_create(const gl_device_info *d)
+{
+    gl_timer t;
+    GL_CHECK(cudaStreamCreateWithFlags(&t.stream, cudaStreamNonBlocking));
+    GL_CHECK(cudaEventCreate(&t.start));
+    GL_CHECK(cudaEventCreate(&t.stop));
+    t.flush_bytes = 2 * d->l2_bytes;
+    t.flush_buf = NULL; /* allocated on first use */
+    return t;
+}
+
+static inline void gl_timer_destroy(gl_timer *t)
+{
+    GL_CHECK(cudaEventDestroy(t->start));
+    GL_CHECK(cudaEventDestroy(t->stop));
+    GL_CHECK(cudaStreamDestroy(t->stream));
+    if (t->flush_buf) GL_CHECK(cudaFree(t->flush_buf));
+}
+
+/* Evict the working set from L2 by writing 2x its size elsewhere (outside the timed interval). */
+static inline void gl_l2_flush(gl_timer *t, int salt)
+{
+    if (!t->flush_buf) t->flush_buf = gl_device_alloc(t->flush_bytes, "the L2 flush buffer");
+    GL_CHECK(cudaMemsetAsync(t->flush_buf, salt & 0xff, t->flush_bytes, t->stream));
+}
+
+/* Milliseconds for one run of `fn` (batch == 1) or of the graph `exec`. */
+static inline double gl_time_once(gl_timer *t, gl_enqueue_fn fn, void *ctx, cudaGraphExec_t exec)
+{
+    GL_CHECK(cudaEventRecord(t->start, t->stream));
+    if (exec) GL_CHECK(cudaGraphLaunch(exec, t->stream));
+    else fn(ctx, t->stream);
+    GL_CHECK(cudaEventRecord(t->stop, t->stream));
+    GL_CHECK(cudaEventSynchronize(t->stop));
+    float ms = 0.0f;
+    GL_CHECK(cudaEventElapsedTime(&ms, t->start, t->stop));
+    return (double)ms;
+}
+
+static inline cudaGraphExec_t gl_capture_batch(gl_timer *t, gl_enqueue_fn fn, void *ctx, int batch)
+{
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    GL_CHECK(cudaStreamBeginCapture(t->stream, cudaStreamCaptureModeThreadLocal));
+    for (int b = 0; b < batch; b++) fn(ctx, t->stream);
+    GL_CHECK(cudaStreamEndCapture(t->stream, &graph));
+    GL_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    GL_CHECK(cudaGraphDestroy(graph));
+    return exec;
+}
+
+static inline gl_timing gl_time(gl_timer *t, gl_enqueue_fn fn, void *ctx, const gl_time_opts *o)
+{
+    gl_timing r;
+    memset(&r, 0, sizeof r);
+    r.l2_flushed = o->flush_l2;
+    for (int w = 0; w < o->warmup; w++) fn(ctx, t->stream);
+    GL_CHECK(cudaStreamSynchronize(t->stream));
+
+    /* Probe one launch to choose the batch and, for very slow work, the number of repetitions. */
+    int batch = 1, reps = o->reps;
+    cudaGraphExec_t exec = NULL;
+    if (!o->once) {
+        if (o->flush_l2) gl_l2_flush(t, 0);
+        double probe = gl_time_once(t, fn, ctx, NULL);
+        if (probe < GL_BATCH_TARGET_MS) {
+            batch = (int)ceil(GL_BATCH_TARGET_MS / fmax(probe, 1e-4));
+            batch = batch > GL_MAX_BATCH ? GL_MAX_BATCH : batch;
+        }
+        double per_rep = probe * batch;
+        if (o->budget_ms > 0 && per_rep * reps > o->budget_ms) {
+            int fit = (int)(o->budget_ms / per_rep);
+            int floor_reps = reps < 3 ? reps : 3;
+            reps = fit > floor_reps ? fit : floor_reps;
+        }
+        if (batch > 1) {
+            exec = gl_capture_batch(t, fn, ctx, batch);
+            GL_CHECK(cudaGraphLaunch(exec, t->stream)); /* warm the graph itself */
+            GL_CHECK(cudaStreamSynchronize(t->stream));
+        }
+    }
+    double *samples = (double *)gl_host_alloc((size_t)reps * sizeof(double), "timing samples");
+    for (int i = 0; i < reps; i++) {
+        if (o->flush_l2) gl_l2_flush(t, i + 1);
+        samples[i] = gl_time_once(t, fn, ctx, exec) / batch;
+    }
+    if (exec) GL_CHECK(cudaGraphExecDestroy(exec));
+    r.ms = gl_summarize(samples, reps);
+    r.reps = reps;
+    r.batch = batch;
+    free(samples);
+    return r;
+}
+
+/* ---- the bandwidth ceiling: cudaMemcpy device-to-device, bytes read + bytes written ---- */
+typedef struct {
+    void *dst;
+    const void *src;
+    size_t bytes;
+} gl_memcpy_job;
+
+static inline void gl_enqueue_memcpy(void *ctx, cudaStream_t s)
+{
+    gl_memcpy_job *j = (gl_memcpy_job *)ctx;
+    GL_CHECK(cudaMemcpyAsync(j->dst, j->src, j->bytes, cudaMemcpyDeviceToDevice, s));
+}
+
+/* Time a device-to-device copy of `bytes` from src (holding real data) to dst. */
+static inline gl_timing gl_time_memcpy(gl_timer *t, void *dst, const void *src, size_t bytes,
+                                       const gl_time_opts *o)
+{
+    gl_memcpy_job j = {dst, src, bytes};
+    return gl_time(t, gl_enqueue_memcpy, &j, o);
+}
+
+/* GB/s (1e9 bytes per second) for `bytes` moved in `ms` milliseconds. */
+static inline double gl_gbs(double bytes, double ms) { return bytes / (ms * 1e6); }
+
+#endif

@@ -1,0 +1,488 @@
+/* main.c - Lab 01: global memory coalescing.
+ *
+ * Experiments (run `coalescing --list`):
+ *   seed    the seed's vector add (coalesced / semi-coalesced / non-coalesced), sizes across the L2
+ *   groups  semi-coalesced with group sizes 1, 2, 4, ... segments: time and sectors per request
+ *   stream  each element read once, working set >= 4x L2: GB/s against cudaMemcpy
+ *   offset  misaligned copy, 0..32 elements
+ *   stride  strided copy, 1..32 elements (still every element once)
+ * Every row: counting twin (sectors/request), poisoned output, timing, exact check on the CPU. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "coalescing.h"
+#include "gl_lab.h"
+#include "gl_rng.h"
+#include "gl_verify.h"
+
+#define PROG "coalescing"
+#define SEED_SIZE_MIN (1LL << 15) /* the seed's small size */
+#define FULL_CHECK_MAX (1u << 20) /* larger seed outputs: every output checked written, a sample of
+                                     SAMPLE_WARPS warps compared with the replayed reference */
+#define SAMPLE_WARPS 32768u
+
+static const gl_name NAMES[] = {
+    {"seed", "the seed's vector add at sizes 32K .. >= 4x L2 (variants below)"},
+    {"coalesced", "  seed: C[tid] = A[tid] + B[tid], 100 times"},
+    {"semi16", "  seed: each warp reads random elements of one random group of 16 segments"},
+    {"noncoalesced", "  seed: each thread reads random elements of the whole array"},
+    {"groups", "semi-coalesced with groups of 1, 2, 4, ... segments up to the whole array"},
+    {"stream", "streaming, every element read once (variants below), GB/s vs cudaMemcpy D2D"},
+    {"copy", "  stream: c[i] = a[i]"},
+    {"copy_vec4", "  stream: c[i] = a[i] with 16-byte float4 accesses"},
+    {"add", "  stream: c[i] = a[i] + b[i]"},
+    {"offset", "copy with reads misaligned by 0..32 elements"},
+    {"stride", "copy with reads strided by 1..32 elements (a permutation: each element once)"},
+};
+
+static const gl_cli_spec SPEC = {
+    PROG,
+    "Lab 01: global memory coalescing (sectors per request, the L2 boundary, bandwidth)",
+    NAMES,
+    (int)(sizeof NAMES / sizeof NAMES[0]),
+    1024,
+    1LL << 30,
+    "elements (a power of two) for every experiment instead of the default sizes",
+};
+
+/* The seed's three kernels, with the K40 numbers the seed document reports for them. */
+typedef struct {
+    const char *name;
+    seed_pattern pattern;
+    uint32_t group_segments;
+    double k40_ms[2];  /* at 32768 and 4194304 elements */
+    double k40_tpr[2]; /* nvprof gld_transactions_per_request */
+} seed_variant;
+
+static const seed_variant SEED_VARIANTS[] = {
+    {"coalesced", PAT_COALESCED, 0, {0.113, 9.89}, {1.0, 1.0}},
+    {"semi16", PAT_SEMI, 16, {0.789, 221.0}, {13.4, 13.4}},
+    {"noncoalesced", PAT_RANDOM, 0, {1.683, 517.0}, {30.6, 31.1}},
+};
+#define N_SEED_VARIANTS (sizeof SEED_VARIANTS / sizeof SEED_VARIANTS[0])
+static const long long K40_SIZES[2] = {32768, 4194304};
+
+/* The streaming kernels: bytes moved per element (reads + writes). */
+typedef struct {
+    const char *experiment, *name;
+    stream_kind kind;
+    int bytes_per_elem;
+} stream_variant;
+
+static const stream_variant STREAM_VARIANTS[] = {
+    {"stream", "copy", ST_COPY, 8},
+    {"stream", "copy_vec4", ST_COPY_VEC4, 8},
+    {"stream", "add", ST_ADD, 12},
+};
+
+typedef struct {
+    gl_lab lab;
+    unsigned long long *d_counts; /* requests, sectors, segments from the counting twins */
+    double seed_ms[N_SEED_VARIANTS][2]; /* our times at K40_SIZES, for the comparison table */
+    double seed_spr[N_SEED_VARIANTS][2];
+    double big_ratio;
+    long long big_size;
+} lab01;
+
+static int is_pow2(long long n) { return n > 0 && (n & (n - 1)) == 0; }
+
+/* ---------------------------------------------------------------- shared steps of a row */
+
+/* Run a counting twin once; fill requests, sectors and segments per request. */
+typedef void (*count_fn)(void *ctx, unsigned long long *counts, cudaStream_t s);
+
+static void measure_counts(lab01 *L, count_fn fn, void *ctx, gl_row *row)
+{
+    unsigned long long h[3];
+    GL_CHECK(cudaMemset(L->d_counts, 0, sizeof h));
+    fn(ctx, L->d_counts, L->lab.timer.stream);
+    GL_CHECK(cudaStreamSynchronize(L->lab.timer.stream));
+    GL_CHECK(cudaMemcpy(h, L->d_counts, sizeof h, cudaMemcpyDeviceToHost));
+    row->requests = (double)h[0];
+    row->sectors_per_request = h[0] ? (double)h[1] / h[0] : NAN;
+    row->segments_per_request = h[0] ? (double)h[2] / h[0] : NAN;
+}
+
+static void fill_timing(lab01 *L, gl_row *row, const gl_timing *t)
+{
+    row->reps = t->reps;
+    row->batch = t->batch;
+    row->median_ms = t->ms.median;
+    row->min_ms = t->ms.min;
+    row->max_ms = t->ms.max;
+    row->l2 = t->l2_flushed ? "flushed" : "warm";
+    if (!isnan(row->bytes)) {
+        row->gbs = gl_gbs(row->bytes, row->median_ms);
+        row->pct_of_copy = 100.0 * row->gbs / L->lab.report.copy_gbs;
+    }
+}
+
+static void poison(float *d, size_t n) { GL_CHECK(cudaMemset(d, GL_POISON_BYTE, n * sizeof(float))); }
+
+static float *upload_random(float *host, size_t n, uint64_t seed, unsigned stream, const char *what)
+{
+    gl_fill_floats(host, n, seed, stream);
+    float *d = (float *)gl_device_alloc(n * sizeof(float), what);
+    GL_CHECK(cudaMemcpy(d, host, n * sizeof(float), cudaMemcpyHostToDevice));
+    return d;
+}
+
+/* ---------------------------------------------------------------- seed kernels */
+
+typedef struct {
+    uint32_t n;
+    float *h_a, *h_b, *h_c;
+    float *d_a, *d_b, *d_c;
+    gl_xorwow_states index_rng, group_rng;
+} seed_data;
+
+typedef struct {
+    seed_pattern pattern;
+    seed_args args;
+} seed_job;
+
+static void enqueue_seed(void *ctx, cudaStream_t s)
+{
+    seed_job *j = (seed_job *)ctx;
+    launch_seed(j->pattern, &j->args, s);
+}
+
+static void count_seed(void *ctx, unsigned long long *counts, cudaStream_t s)
+{
+    seed_job j = *(seed_job *)ctx;
+    j.args.counts = counts;
+    launch_seed(j.pattern, &j.args, s);
+}
+
+static size_t seed_device_bytes(uint64_t n) { return (size_t)(n * (3 * 4 + 2 * GL_XORWOW_WORDS * 4)); }
+
+static void seed_data_create(seed_data *D, uint32_t n, uint64_t seed)
+{
+    D->n = n;
+    D->h_a = (float *)gl_host_alloc(n * sizeof(float), "A");
+    D->h_b = (float *)gl_host_alloc(n * sizeof(float), "B");
+    D->h_c = (float *)gl_host_alloc(n * sizeof(float), "C");
+    D->d_a = upload_random(D->h_a, n, seed, RNG_DATA_A, "A");
+    D->d_b = upload_random(D->h_b, n, seed, RNG_DATA_B, "B");
+    D->d_c = (float *)gl_device_alloc(n * sizeof(float), "C");
+    D->index_rng = lab_rng_create(n, seed, RNG_INDEX, 0);
+    D->group_rng = lab_rng_create(n, seed, RNG_GROUP, 5); /* one state per warp */
+    GL_CHECK(cudaDeviceSynchronize());
+}
+
+static void seed_data_free(seed_data *D)
+{
+    free(D->h_a);
+    free(D->h_b);
+    free(D->h_c);
+    GL_CHECK(cudaFree(D->d_a));
+    GL_CHECK(cudaFree(D->d_b));
+    GL_CHECK(cudaFree(D->d_c));
+    lab_rng_free(&D->index_rng);
+    lab_rng_free(&D->group_rng);
+}
+
+/* Every output must be written; all outputs (n <= FULL_CHECK_MAX) or SAMPLE_WARPS evenly spaced
+ * warps are compared bit for bit with the CPU replay. Returns the number compared. */
+static long long verify_seed(const seed_data *D, seed_pattern p, uint32_t group_elems, uint64_t seed,
+                             const char *what)
+{
+    uint32_t n = D->n;
+    GL_CHECK(cudaMemcpy(D->h_c, D->d_c, n * sizeof(float), cudaMemcpyDeviceToHost));
+    gl_require_match(what, gl_count_unwritten_f32(what, D->h_c, n), n);
+    uint32_t warps = n / 32, step = n <= FULL_CHECK_MAX ? 1 : warps / SAMPLE_WARPS;
+    size_t m = (size_t)(warps / step) * 32;
+    float *got = (float *)gl_host_alloc(m * sizeof(float), "check");
+    float *want = (float *)gl_host_alloc(m * sizeof(float), "check");
+    size_t *index = (size_t *)gl_host_alloc(m * sizeof(size_t), "check");
+    size_t k = 0;
+    for (uint32_t w = 0; w < warps && k < m; w += step)
+        for (uint32_t lane = 0; lane < 32; lane++, k++) {
+            uint32_t tid = w * 32 + lane;
+            index[k] = tid;
+            got[k] = D->h_c[tid];
+            want[k] = ref_seed_output(p, D->h_a, D->h_b, n, group_elems, seed, tid);
+        }
+    gl_require_match(what, gl_compare_exact_f32(what, got, want, index, k), (long long)k);
+    free(got);
+    free(want);
+    free(index);
+    return (long long)k;
+}
+
+static gl_row measure_seed(lab01 *L, seed_data *D, const char *experiment, const char *variant,
+                           seed_pattern p, uint32_t group_segments, double base_ms)
+{
+    uint32_t n = D->n;
+    uint32_t group_elems = p == PAT_SEMI ? group_segments * SEGMENT_FLOATS : n;
+    seed_job job = {p, {D->d_a, D->d_b, D->d_c, n, D->index_rng, D->group_rng, group_elems,
+                        n / group_elems, NULL}};
+    gl_row row = gl_row_new(experiment, variant, n);
+    if (p == PAT_SEMI) row.param = group_segments;
+    row.working_set_bytes = 3.0 * n * 4 + (p == PAT_COALESCED ? 0 : (p == PAT_SEMI ? 2 : 1) * 24.0 * n);
+    measure_counts(L, count_seed, &job, &row);
+    row.expected_sectors_per_request = model_seed_sectors(p, n, group_elems, 32);
+    row.expected_segments_per_request = model_seed_sectors(p, n, group_elems, 128);
+    poison(D->d_c, n);
+    gl_timing t = gl_time(&L->lab.timer, enqueue_seed, &job, &L->lab.cli.timing);
+    fill_timing(L, &row, &t);
+    row.ratio = base_ms > 0 ? row.median_ms / base_ms : NAN;
+    char what[96];
+    snprintf(what, sizeof what, "%s/%s n=%u param=%lld", experiment, variant, n, row.param);
+    row.checked = verify_seed(D, p, group_elems, L->lab.cli.seed, what);
+    gl_report_row(&L->lab.report, &row);
+    return row;
+}
+
+static void run_seed_experiment(lab01 *L, const long long *sizes, int n_sizes)
+{
+    gl_cli *c = &L->lab.cli;
+    int any = 0;
+    for (size_t v = 0; v < N_SEED_VARIANTS; v++) any |= gl_cli_selected(c, "seed", SEED_VARIANTS[v].name);
+    if (!any) return;
+    printf("\n== seed: vector add, %d iterations, %d threads/block; the two inputs fill the L2 at "
+           "n = %zu\n", SEED_ITERS, SEED_BLOCK, L->lab.dev.l2_bytes / 8);
+    for (int s = 0; s < n_sizes; s++) {
+        seed_data D;
+        seed_data_create(&D, (uint32_t)sizes[s], c->seed);
+        double base = 0;
+        for (size_t v = 0; v < N_SEED_VARIANTS; v++) {
+            const seed_variant *sv = &SEED_VARIANTS[v];
+            if (!gl_cli_selected(c, "seed", sv->name)) continue;
+            gl_row r = measure_seed(L, &D, "seed", sv->name, sv->pattern, sv->group_segments, base);
+            if (sv->pattern == PAT_COALESCED) base = r.median_ms;
+            for (int k = 0; k < 2; k++)
+                if (sizes[s] == K40_SIZES[k]) {
+                    L->seed_ms[v][k] = r.median_ms;
+                    L->seed_spr[v][k] = r.sectors_per_request;
+                }
+            if (sv->pattern == PAT_RANDOM && base > 0) {
+                L->big_ratio = r.ratio;
+                L->big_size = sizes[s];
+            }
+        }
+        seed_data_free(&D);
+    }
+}
+
+static void run_groups_experiment(lab01 *L, uint32_t n)
+{
+    gl_cli *c = &L->lab.cli;
+    if (!gl_cli_selected(c, "groups", NULL)) return;
+    printf("\n== groups: semi-coalesced, n = %u, group = 1 .. %u segments of 128 bytes\n", n,
+           n / SEGMENT_FLOATS);
+    seed_data D;
+    seed_data_create(&D, n, c->seed);
+    gl_row base = measure_seed(L, &D, "groups", "coalesced", PAT_COALESCED, 0, 0);
+    for (uint32_t g = 1; g <= n / SEGMENT_FLOATS; g *= 2)
+        measure_seed(L, &D, "groups", "semi", PAT_SEMI, g, base.median_ms);
+    seed_data_free(&D);
+}
+
+/* ---------------------------------------------------------------- streaming kernels */
+
+typedef struct {
+    uint32_t n;
+    float *h_a, *h_b, *h_c;
+    float *d_a, *d_b, *d_c;
+} stream_data;
+
+typedef struct {
+    stream_kind kind;
+    stream_args args;
+} stream_job;
+
+static void enqueue_stream(void *ctx, cudaStream_t s)
+{
+    stream_job *j = (stream_job *)ctx;
+    launch_stream(j->kind, &j->args, s);
+}
+
+static void count_stream(void *ctx, unsigned long long *counts, cudaStream_t s)
+{
+    stream_job j = *(stream_job *)ctx;
+    j.args.counts = counts;
+    launch_stream(j.kind, &j.args, s);
+}
+
+static void stream_data_create(stream_data *D, uint32_t n, uint64_t seed)
+{
+    D->n = n;
+    D->h_a = (float *)gl_host_alloc((n + MAX_OFFSET) * sizeof(float), "a");
+    D->h_b = (float *)gl_host_alloc(n * sizeof(float), "b");
+    D->h_c = (float *)gl_host_alloc(n * sizeof(float), "c");
+    D->d_a = upload_random(D->h_a, n + MAX_OFFSET, seed, RNG_DATA_A, "a");
+    D->d_b = upload_random(D->h_b, n, seed, RNG_DATA_B, "b");
+    D->d_c = (float *)gl_device_alloc(n * sizeof(float), "c");
+}
+
+static void stream_data_free(stream_data *D)
+{
+    free(D->h_a);
+    free(D->h_b);
+    free(D->h_c);
+    GL_CHECK(cudaFree(D->d_a));
+    GL_CHECK(cudaFree(D->d_b));
+    GL_CHECK(cudaFree(D->d_c));
+}
+
+/* Every output element is compared bit for bit with the input element it must be (the sum). */
+static long long verify_stream(const stream_data *D, stream_kind k, uint32_t param, const char *what)
+{
+    uint32_t n = D->n;
+    GL_CHECK(cudaMemcpy(D->h_c, D->d_c, n * sizeof(float), cudaMemcpyDeviceToHost));
+    float *want = (float *)gl_host_alloc(n * sizeof(float), "check");
+    for (uint32_t i = 0; i < n; i++) {
+        float x = D->h_a[ref_stream_source(k, n, param, i)];
+        want[i] = k == ST_ADD ? x + D->h_b[i] : x;
+    }
+    gl_require_match(what, gl_compare_exact_f32(what, D->h_c, want, NULL, n), n);
+    free(want);
+    return n;
+}
+
+static gl_row measure_stream(lab01 *L, stream_data *D, const char *experiment, const char *variant,
+                             stream_kind k, uint32_t param, int bytes_per_elem, double base_ms)
+{
+    uint32_t n = D->n;
+    stream_job job = {k, {D->d_a, D->d_b, D->d_c, n, param, NULL}};
+    gl_row row = gl_row_new(experiment, variant, n);
+    if (k == ST_OFFSET || k == ST_STRIDE) row.param = param;
+    row.bytes = row.working_set_bytes = (double)bytes_per_elem * n;
+    measure_counts(L, count_stream, &job, &row);
+    row.expected_sectors_per_request = model_stream_sectors(k, n, param, 32);
+    row.expected_segments_per_request = model_stream_sectors(k, n, param, 128);
+    poison(D->d_c, n);
+    gl_timing t = gl_time(&L->lab.timer, enqueue_stream, &job, &L->lab.cli.timing);
+    fill_timing(L, &row, &t);
+    row.ratio = base_ms > 0 ? row.median_ms / base_ms : NAN;
+    char what[96];
+    snprintf(what, sizeof what, "%s/%s n=%u param=%u", experiment, variant, n, param);
+    row.checked = verify_stream(D, k, param, what);
+    gl_report_row(&L->lab.report, &row);
+    return row;
+}
+
+static void note_working_set(const lab01 *L, double bytes)
+{
+    if (bytes < 4.0 * L->lab.dev.l2_bytes)
+        printf("note: working set %.1f MiB < 4x L2 (%.1f MiB): these rows measure the L2, not DRAM\n",
+               bytes / 1048576.0, 4.0 * L->lab.dev.l2_bytes / 1048576.0);
+}
+
+static void run_stream_experiments(lab01 *L, stream_data *D)
+{
+    gl_cli *c = &L->lab.cli;
+    double base = 0;
+    int header = 0;
+    for (size_t v = 0; v < sizeof STREAM_VARIANTS / sizeof STREAM_VARIANTS[0]; v++) {
+        const stream_variant *sv = &STREAM_VARIANTS[v];
+        if (!gl_cli_selected(c, sv->experiment, sv->name)) continue;
+        if (!header++) {
+            printf("\n== stream: every element read once, n = %u\n", D->n);
+            note_working_set(L, 8.0 * D->n);
+        }
+        gl_row r = measure_stream(L, D, sv->experiment, sv->name, sv->kind, 0, sv->bytes_per_elem, base);
+        if (sv->kind == ST_COPY) base = r.median_ms;
+    }
+    if (gl_cli_selected(c, "offset", "copy_offset")) {
+        printf("\n== offset: copy reading a[i + offset], n = %u\n", D->n);
+        base = 0;
+        for (uint32_t off = 0; off <= MAX_OFFSET; off++) {
+            gl_row r = measure_stream(L, D, "offset", "copy_offset", ST_OFFSET, off, 8, base);
+            if (off == 0) base = r.median_ms;
+        }
+    }
+    if (gl_cli_selected(c, "stride", "copy_stride")) {
+        printf("\n== stride: copy reading with stride s (each element once), n = %u\n", D->n);
+        base = 0;
+        for (uint32_t s = 1; s <= MAX_STRIDE; s++) {
+            gl_row r = measure_stream(L, D, "stride", "copy_stride", ST_STRIDE, s, 8, base);
+            if (s == 1) base = r.median_ms;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- summary */
+
+static void print_seed_comparison(const lab01 *L)
+{
+    printf("\n== the seed's table: Tesla K40 (from the seed document) beside this GPU (%s)\n",
+           L->lab.dev.name);
+    printf("%-9s %-13s %10s %10s %9s %9s %12s %12s\n", "size", "variant", "K40 ms", "ours ms",
+           "K40 ratio", "our ratio", "K40 tx/req", "our sect/rq");
+    for (int k = 0; k < 2; k++)
+        for (size_t v = 0; v < N_SEED_VARIANTS; v++) {
+            double ours = L->seed_ms[v][k], our_base = L->seed_ms[0][k];
+            if (ours <= 0) continue;
+            printf("%-9lld %-13s %10.3f %10.4f %8.1fx %8.1fx %12.1f %12.2f\n", K40_SIZES[k],
+                   SEED_VARIANTS[v].name, SEED_VARIANTS[v].k40_ms[k], ours,
+                   SEED_VARIANTS[v].k40_ms[k] / SEED_VARIANTS[0].k40_ms[k],
+                   our_base > 0 ? ours / our_base : NAN, SEED_VARIANTS[v].k40_tpr[k], L->seed_spr[v][k]);
+        }
+    printf("(K40 'transactions' are nvprof gld_transactions_per_request; ours are 32-byte sectors per\n"
+           " request counted in-program, state loads included: see the handout)\n");
+    if (L->big_size > 0)
+        printf("non-coalesced / coalesced at n = %lld (%.0f MiB per array): %.1fx\n", L->big_size,
+               L->big_size * 4.0 / 1048576.0, L->big_ratio);
+}
+
+/* ---------------------------------------------------------------- main */
+
+int main(int argc, char **argv)
+{
+    lab01 L;
+    memset(&L, 0, sizeof L);
+    gl_lab_parse(&L.lab, "01_coalescing", &SPEC, argc, argv);
+    gl_cli *c = &L.lab.cli;
+    if (c->size && !is_pow2(c->size)) {
+        fprintf(stderr, "%s: --size %lld is invalid: lab 01 needs a power of two in %lld..%lld\n", PROG,
+                c->size, SPEC.size_min, SPEC.size_max);
+        return GL_EXIT_USAGE;
+    }
+    gl_lab_open_device(&L.lab, PROG);
+
+    /* Sizes: the seed's sweep spans the L2 up to the first size whose arrays are >= 4x L2. */
+    uint32_t dram_n = (uint32_t)gl_dram_elems(&L.lab.dev, sizeof(float));
+    uint32_t big = c->size ? (uint32_t)c->size : c->quick ? (1u << 20) : dram_n;
+    long long sizes[32];
+    int n_sizes = 0;
+    if (c->size) sizes[n_sizes++] = c->size;
+    else if (c->quick) {
+        sizes[n_sizes++] = SEED_SIZE_MIN;
+        sizes[n_sizes++] = 1 << 20;
+    } else
+        for (long long n = SEED_SIZE_MIN; n <= dram_n; n *= 2) sizes[n_sizes++] = n;
+    size_t need = seed_device_bytes(big);
+    if (need > L.lab.dev.mem_bytes) {
+        fprintf(stderr, "%s: --size %u needs %.1f GiB of GPU memory (arrays and cuRAND states); "
+                        "this GPU has %.1f GiB: use a smaller --size\n",
+                PROG, big, need / 1073741824.0, L.lab.dev.mem_bytes / 1073741824.0);
+        return GL_EXIT_USAGE;
+    }
+
+    /* The bandwidth ceiling, measured on the streaming experiment's own arrays. */
+    GL_CHECK(cudaMalloc((void **)&L.d_counts, 3 * sizeof(unsigned long long)));
+    stream_data S;
+    stream_data_create(&S, big, c->seed);
+    gl_timing ceil_t = gl_time_memcpy(&L.lab.timer, S.d_c, S.d_a, (size_t)big * 4, &c->timing);
+    double copy_gbs = gl_gbs(8.0 * big, ceil_t.ms.median);
+    gl_lab_open_report(&L.lab, copy_gbs);
+    gl_row ceil_row = gl_row_new("ceiling", "memcpy_d2d", big);
+    ceil_row.bytes = ceil_row.working_set_bytes = 8.0 * big;
+    fill_timing(&L, &ceil_row, &ceil_t);
+    gl_report_row(&L.lab.report, &ceil_row);
+    note_working_set(&L, 8.0 * big);
+
+    run_stream_experiments(&L, &S);
+    stream_data_free(&S);
+    run_seed_experiment(&L, sizes, n_sizes);
+    run_groups_experiment(&L, big);
+    print_seed_comparison(&L);
+
+    GL_CHECK(cudaFree(L.d_counts));
+    printf("\nall %d measured outputs verified against the CPU reference\n", L.lab.report.rows - 1);
+    gl_lab_close(&L.lab);
+    return GL_EXIT_OK;
+}

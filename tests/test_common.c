@@ -1,0 +1,198 @@
+/* test_common.c - CPU tests of common/: RNG known answers, statistics, CSV schema, CLI parsing. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "check.h"
+#include "gl_cli.h"
+#include "gl_report.h"
+#include "gl_rng.h"
+#include "gl_stats.h"
+
+static void test_rng(void)
+{
+    /* splitmix64 from state 0 and xoshiro256** from {1,2,3,4}: the published reference outputs. */
+    uint64_t sm = 0;
+    CHECK(gl_splitmix64_next(&sm) == 0xe220a8397b1dcdafULL, "splitmix64 #1");
+    CHECK(gl_splitmix64_next(&sm) == 0x6e789e6aa1b965f4ULL, "splitmix64 #2");
+    CHECK(gl_splitmix64_next(&sm) == 0x06c45d188009454fULL, "splitmix64 #3");
+    gl_rng r = {{1, 2, 3, 4}};
+    const uint64_t want[4] = {11520ULL, 0ULL, 1509978240ULL, 1215971899390074240ULL};
+    for (int i = 0; i < 4; i++) {
+        uint64_t got = gl_rng_next(&r);
+        CHECK(got == want[i], "xoshiro256** output %d: %llu", i, (unsigned long long)got);
+    }
+    /* Determinism and independence of seeded streams. */
+    gl_rng a = gl_rng_seeded(42, 1), b = gl_rng_seeded(42, 1), c = gl_rng_seeded(43, 1),
+           d = gl_rng_seeded(42, 2);
+    uint64_t xa = gl_rng_next(&a);
+    CHECK(xa == gl_rng_next(&b), "same seed, same stream");
+    CHECK(xa != gl_rng_next(&c), "different seed");
+    CHECK(xa != gl_rng_next(&d), "different stream");
+    /* Floats: in [-1, 1), mean near 0, not constant. */
+    enum { N = 100000 };
+    static float f[N];
+    gl_fill_floats(f, N, 7, 1);
+    double sum = 0, mn = 1, mx = -1;
+    int zeros = 0;
+    for (int i = 0; i < N; i++) {
+        sum += f[i];
+        mn = f[i] < mn ? f[i] : mn;
+        mx = f[i] > mx ? f[i] : mx;
+        zeros += f[i] == 0.0f;
+    }
+    CHECK(mn >= -1.0 && mx < 1.0, "range [%g, %g]", mn, mx);
+    CHECK(mn < -0.99 && mx > 0.99, "spread [%g, %g]", mn, mx);
+    CHECK(fabs(sum / N) < 0.01, "mean %g", sum / N);
+    CHECK(zeros < 3, "%d zeros", zeros);
+    /* gl_range: the seed's r / (2^32 / n) for powers of two, and in range for any n. */
+    gl_rng g = gl_rng_seeded(1, 1);
+    for (int i = 0; i < 100000; i++) {
+        uint32_t x = (uint32_t)gl_rng_next(&g);
+        uint32_t n = 1u << (i % 31);
+        CHECK(gl_range(x, n) == (uint32_t)(x / (4294967296ULL / n)), "pow2 n=%u", n);
+        uint32_t m = 1 + (uint32_t)(gl_rng_next(&g) % 1000000);
+        CHECK(gl_range(x, m) < m, "range n=%u", m);
+    }
+    /* XORWOW model: deterministic, seed-dependent; per-thread seeds distinct. */
+    gl_xorwow x1 = gl_xorwow_init(5), x2 = gl_xorwow_init(5), x3 = gl_xorwow_init(6);
+    uint32_t v1 = gl_xorwow_next(&x1);
+    CHECK(v1 == gl_xorwow_next(&x2), "xorwow deterministic");
+    CHECK(v1 != gl_xorwow_next(&x3), "xorwow seed-dependent");
+    CHECK(gl_stream_seed(1, 3, 0) != gl_stream_seed(1, 3, 1), "thread seeds differ");
+    CHECK(gl_stream_seed(1, 3, 0) != gl_stream_seed(1, 4, 0), "stream seeds differ");
+}
+
+static void test_stats(void)
+{
+    double odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2}, one[] = {7.5}, dup[] = {5, 1, 5, 5, 9, 1};
+    gl_summary s = gl_summarize(odd, 3);
+    CHECK(s.median == 2 && s.min == 1 && s.max == 3 && s.n == 3, "odd: %g %g %g", s.median, s.min, s.max);
+    s = gl_summarize(even, 4);
+    CHECK(s.median == 2.5 && s.min == 1 && s.max == 4, "even median %g", s.median);
+    s = gl_summarize(one, 1);
+    CHECK(s.median == 7.5 && s.min == 7.5 && s.max == 7.5, "single");
+    s = gl_summarize(dup, 6);
+    CHECK(s.median == 5 && s.min == 1 && s.max == 9, "duplicates median %g", s.median);
+    CHECK(even[0] == 4 && even[1] == 1, "input not reordered");
+}
+
+static void read_file(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+    buf[n] = '\0';
+    if (f) fclose(f);
+}
+
+static void test_csv(void)
+{
+    char path[] = "/tmp/gl_test_csv_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "mkstemp");
+    if (fd < 0) return;
+    close(fd);
+    const char *meta[] = {"lab=test", "gpu=Some GPU", NULL};
+    gl_report r;
+    FILE *null = fopen("/dev/null", "w");
+    CHECK(gl_report_open(&r, "99_test", path, meta) == 0, "open");
+    r.table = null;
+    gl_row row = gl_row_new("exp", "va,r\"x", 1024);
+    row.param = 3;
+    row.reps = 5;
+    row.batch = 2;
+    row.median_ms = 0.25;
+    row.min_ms = 0.125;
+    row.max_ms = 1.5;
+    row.gbs = 1234.5;
+    row.checked = 1024;
+    gl_report_row(&r, &row);
+    gl_row bare = gl_row_new("exp", "plain", 7);
+    gl_report_row(&r, &bare);
+    gl_report_close(&r);
+    fclose(null);
+    char buf[4096];
+    read_file(path, buf, sizeof buf);
+    remove(path);
+    const char *want =
+        "# lab=test\n# gpu=Some GPU\n" GL_CSV_HEADER "\n"
+        "99_test,exp,\"va,r\"\"x\",1024,3,,,warm,5,2,0.25,0.125,1.5,1234.5,,,,,,,,,,,,1024\n"
+        "99_test,exp,plain,7,,,,warm,0,0,,,,,,,,,,,,,,,,0\n";
+    CHECK(strcmp(buf, want) == 0, "CSV text:\n%s\nexpected:\n%s", buf, want);
+    /* Every row has as many fields as the header (26). */
+    int header_fields = 1;
+    for (const char *p = GL_CSV_HEADER; *p; p++) header_fields += *p == ',';
+    CHECK(header_fields == 26, "header has %d fields", header_fields);
+}
+
+static const gl_name NAMES[] = {{"alpha", "a"}, {"beta", "b"}, {"b1", "variant of beta"}};
+static const gl_cli_spec SPEC = {"prog", "test", NAMES, 3, 32, 1 << 20, "elements"};
+
+static int parse(gl_cli *c, char *msg, size_t len, int argc, char **argv)
+{
+    FILE *err = tmpfile();
+    int rc = gl_cli_parse(c, &SPEC, argc, argv, err);
+    rewind(err);
+    size_t n = fread(msg, 1, len - 1, err);
+    msg[n] = '\0';
+    fclose(err);
+    return rc;
+}
+
+#define ARGV(...) ((char *[]){"prog", __VA_ARGS__})
+#define NARGS(...) (int)(sizeof((char *[]){"prog", __VA_ARGS__}) / sizeof(char *))
+#define EXPECT_USAGE(text, ...)                                                                  \
+    do {                                                                                         \
+        int rc_ = parse(&c, msg, sizeof msg, NARGS(__VA_ARGS__), ARGV(__VA_ARGS__));             \
+        CHECK(rc_ == GL_CLI_USAGE && strstr(msg, text), "rc %d, message '%s', wanted '%s'", rc_, \
+              msg, text);                                                                        \
+    } while (0)
+
+static void test_cli(void)
+{
+    gl_cli c;
+    char msg[1024];
+    int rc = parse(&c, msg, sizeof msg, NARGS("--size", "4096", "--reps=7", "--seed", "0x10", "--only",
+                                              "alpha,b1", "--csv", "-", "--flush-l2", "--device", "1"),
+                   ARGV("--size", "4096", "--reps=7", "--seed", "0x10", "--only", "alpha,b1", "--csv",
+                        "-", "--flush-l2", "--device", "1"));
+    CHECK(rc == GL_CLI_RUN, "valid command line: %d %s", rc, msg);
+    CHECK(c.size == 4096 && c.timing.reps == 7 && c.seed == 16 && c.device == 1, "values");
+    CHECK(c.timing.flush_l2 == 1 && c.csv && !strcmp(c.csv, "-"), "switches");
+    CHECK(gl_cli_selected(&c, "alpha", "x") && gl_cli_selected(&c, "beta", "b1"), "selected");
+    CHECK(!gl_cli_selected(&c, "beta", "b2"), "not selected");
+    rc = parse(&c, msg, sizeof msg, 1, ARGV(NULL));
+    CHECK(rc == GL_CLI_RUN && c.size == 0 && c.timing.reps == 20 && c.timing.warmup == 2 &&
+              c.seed == GL_DEFAULT_SEED && gl_cli_selected(&c, "beta", "b9"),
+          "defaults");
+    rc = parse(&c, msg, sizeof msg, NARGS("--quick", "--reps", "50"), ARGV("--quick", "--reps", "50"));
+    CHECK(rc == GL_CLI_RUN && c.quick && c.timing.reps == 5, "--quick caps reps at 5: %d", c.timing.reps);
+    rc = parse(&c, msg, sizeof msg, NARGS("--once"), ARGV("--once"));
+    CHECK(rc == GL_CLI_RUN && c.timing.reps == 1 && c.timing.warmup == 0, "--once");
+    EXPECT_USAGE("--size '0' is invalid: allowed integers 32..1048576", "--size", "0");
+    EXPECT_USAGE("--size '-5' is invalid", "--size", "-5");
+    EXPECT_USAGE("--size 'abc' is invalid", "--size", "abc");
+    EXPECT_USAGE("--size '12x' is invalid", "--size=12x");
+    EXPECT_USAGE("--size '' is invalid", "--size=");
+    EXPECT_USAGE("--size '2097152' is invalid", "--size", "2097152");
+    EXPECT_USAGE("--reps '0' is invalid: allowed integers 1..100000", "--reps", "0");
+    EXPECT_USAGE("--warmup '1001' is invalid: allowed integers 0..1000", "--warmup", "1001");
+    EXPECT_USAGE("--device '-1' is invalid", "--device", "-1");
+    EXPECT_USAGE("--seed '-3' is invalid", "--seed", "-3");
+    EXPECT_USAGE("--seed '99999999999999999999' is invalid", "--seed", "99999999999999999999");
+    EXPECT_USAGE("unknown option '--bogus'", "--bogus");
+    EXPECT_USAGE("unknown option 'stray'", "stray");
+    EXPECT_USAGE("--only: unknown name 'gamma'; allowed: alpha beta b1", "--only", "alpha,gamma");
+    EXPECT_USAGE("--only needs at least one name", "--only", ",");
+    EXPECT_USAGE("--reps needs a value", "--reps");
+    EXPECT_USAGE("--quick takes no value", "--quick=1");
+}
+
+int main(void)
+{
+    test_rng();
+    test_stats();
+    test_csv();
+    test_cli();
+    return check_report("test_common");
+}
