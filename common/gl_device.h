@@ -16,16 +16,25 @@ typedef struct {
     char driver[64];             /* kernel-module version, e.g. 580.159.04, or "unknown" */
 } gl_device_info;
 
-/* NVIDIA kernel-module version from /proc (Linux); "unknown" elsewhere. */
+/* NVIDIA kernel-module version (the first dotted number after "Kernel Module" in /proc, whose
+ * wording varies: "Kernel Module  580.65.06", "Open Kernel Module for x86_64  580.159.04");
+ * "unknown" where there is no such file. */
 static inline void gl_driver_version(char *out, size_t len)
 {
     snprintf(out, len, "unknown");
     FILE *f = fopen("/proc/driver/nvidia/version", "r");
     if (!f) return;
-    char line[512];
+    char line[512], tok[64];
     if (fgets(line, sizeof line, f)) {
         const char *p = strstr(line, "Kernel Module");
-        if (p && sscanf(p + strlen("Kernel Module"), " %63s", out) != 1) snprintf(out, len, "unknown");
+        int used = 0;
+        while (p && sscanf(p, " %63s%n", tok, &used) == 1) {
+            if (tok[0] >= '0' && tok[0] <= '9' && strchr(tok, '.')) {
+                snprintf(out, len, "%s", tok);
+                break;
+            }
+            p += used;
+        }
     }
     fclose(f);
 }
