@@ -76,9 +76,11 @@ static inline int gl_report_open(gl_report *r, const char *lab, const char *csv_
     return 0;
 }
 
+/* Whole numbers (counts, bytes) exactly; measurements to 6 significant digits. */
 static inline void gl_csv_num(FILE *f, double v)
 {
     if (isnan(v)) fputs(",", f);
+    else if (v == floor(v) && fabs(v) < 1e15) fprintf(f, ",%.0f", v);
     else fprintf(f, ",%.6g", v);
 }
 

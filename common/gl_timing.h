@@ -36,7 +36,9 @@ typedef struct {
 static inline gl_timer gl_timer_create(const gl_device_info *d)
 {
     gl_timer t;
-    GL_CHECK(cudaStreamCreateWithFlags(&t.stream, cudaStreamNonBlocking));
+    /* A blocking stream: work on it is ordered after the synchronous cudaMemset/cudaMemcpy calls
+     * the labs make on the default stream (poisoning outputs, zeroing counters). */
+    GL_CHECK(cudaStreamCreate(&t.stream));
     GL_CHECK(cudaEventCreate(&t.start));
     GL_CHECK(cudaEventCreate(&t.stop));
     t.flush_bytes = 2 * d->l2_bytes;

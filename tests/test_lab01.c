@@ -74,6 +74,8 @@ static void test_stream_model(void)
     CHECK(model_stream_sectors(ST_COPY, n, 0, 32) == 4.0, "copy");
     CHECK(model_stream_sectors(ST_COPY, n, 0, 128) == 1.0, "copy segments");
     CHECK(model_stream_sectors(ST_COPY_VEC4, n, 0, 32) == 16.0, "vec4");
+    CHECK(model_stream_sectors(ST_COPY_VEC4, n, 0, 128) == 4.0, "vec4 segments");
+    CHECK(model_stream_sectors(ST_COPY_ILP4, n, 0, 32) == 4.0, "ilp4");
     CHECK(model_stream_sectors(ST_ADD, n, 0, 32) == 4.0, "add");
     for (uint32_t o = 0; o <= MAX_OFFSET; o++) {
         double s = model_stream_sectors(ST_OFFSET, n, o, 32), g = model_stream_sectors(ST_OFFSET, n, o, 128);
@@ -86,6 +88,24 @@ static void test_stream_model(void)
         CHECK(m == stride_sectors[s], "stride %u: %g sectors", s, m);
     }
     CHECK(model_stream_sectors(ST_STRIDE, n, 32, 32) == 32.0, "stride 32");
+    /* Stride 3 (q = n / 3 is not a multiple of 32): brute force over the 2D grid's warps, whose
+     * addresses rise monotonically, so distinct sectors = sector changes. */
+    double brute = 0;
+    long warps = 0;
+    for (uint32_t col = 0; col < 3; col++)
+        for (uint32_t w0 = 0; w0 < n / 3 + n % 3; w0 += 32) {
+            long first = -1, last = -1, units = 0;
+            for (uint32_t row = w0; row < w0 + 32; row++) {
+                long e = row < n / 3 ? (long)row * 3 + col : (col == 0 && row < n / 3 + n % 3 ? (long)row - n / 3 + (n / 3) * 3 : -1);
+                if (e < 0) continue;
+                long sector = e / 8;
+                if (sector != last) units++, last = sector;
+                if (first < 0) first = sector;
+            }
+            if (units) brute += units, warps++;
+        }
+    CHECK(fabs(model_stream_sectors(ST_STRIDE, n, 3, 32) - brute / warps) < 1e-12, "stride 3: model %.6f brute %.6f",
+          model_stream_sectors(ST_STRIDE, n, 3, 32), brute / warps);
     CHECK(model_stream_sectors(ST_STRIDE, n, 32, 128) == 32.0, "stride 32 segments");
 }
 

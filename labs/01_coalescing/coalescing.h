@@ -33,7 +33,7 @@ typedef struct {
 } seed_args;
 
 /* ---- streaming: every element read once ---- */
-typedef enum { ST_COPY, ST_COPY_VEC4, ST_ADD, ST_OFFSET, ST_STRIDE } stream_kind;
+typedef enum { ST_COPY, ST_COPY_VEC4, ST_COPY_ILP4, ST_ADD, ST_OFFSET, ST_STRIDE } stream_kind;
 
 typedef struct {
     const float *a, *b; /* a has n + MAX_OFFSET elements */

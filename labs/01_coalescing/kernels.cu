@@ -99,72 +99,104 @@ extern "C" gl_xorwow_states lab_rng_create(size_t n, uint64_t seed, unsigned str
 extern "C" void lab_rng_free(gl_xorwow_states *st) { gl_xorwow_states_free(st); }
 
 /* ---------------- streaming: each element read once ---------------- */
+/* Each body returns 0 for a thread with no element, so the counting twin flushes only the lanes
+ * that made requests. */
 
-/* Lesson: the bandwidth reference. Consecutive threads, consecutive floats: 4 sectors a request. */
-static __device__ __forceinline__ void stream_copy_body(stream_args a, gl_load_counts *c)
+/* Lesson: the bandwidth reference. Consecutive threads, consecutive floats: 4 sectors a request,
+ * but only 4 bytes in flight per thread - too few to cover DRAM latency on its own. */
+static __device__ __forceinline__ int stream_copy_body(stream_args a, gl_load_counts *c)
 {
     uint32_t i = global_tid();
+    if (i >= a.n) return 0;
     gl_count_load(c, &a.a[i]);
     a.c[i] = a.a[i];
+    return 1;
 }
 
-/* Lesson: 16-byte accesses: a quarter of the instructions and requests for the same bytes. */
-static __device__ __forceinline__ void stream_copy_vec4_body(stream_args a, gl_load_counts *c)
+/* Lesson: 16-byte accesses: four times the bytes in flight per load instruction. */
+static __device__ __forceinline__ int stream_copy_vec4_body(stream_args a, gl_load_counts *c)
 {
     uint32_t i = global_tid();
+    if (i >= a.n / 4) return 0;
     const float4 *src = (const float4 *)a.a;
     gl_count_load(c, &src[i]);
     ((float4 *)a.c)[i] = src[i];
+    return 1;
+}
+
+/* Lesson: the same bytes in flight as vec4 with plain 4-byte loads: four independent coalesced
+ * loads (a quarter of the array apart) issued before any store. */
+static __device__ __forceinline__ int stream_copy_ilp4_body(stream_args a, gl_load_counts *c)
+{
+    uint32_t i = global_tid(), q = a.n / 4;
+    if (i >= q) return 0;
+    for (int k = 0; k < 4; k++) gl_count_load(c, &a.a[i + k * q]);
+    float x0 = a.a[i], x1 = a.a[i + q], x2 = a.a[i + 2 * q], x3 = a.a[i + 3 * q];
+    a.c[i] = x0;
+    a.c[i + q] = x1;
+    a.c[i + 2 * q] = x2;
+    a.c[i + 3 * q] = x3;
+    return 1;
 }
 
 /* Lesson: two input streams and one output; bytes = 12 per element. */
-static __device__ __forceinline__ void stream_add_body(stream_args a, gl_load_counts *c)
+static __device__ __forceinline__ int stream_add_body(stream_args a, gl_load_counts *c)
 {
     uint32_t i = global_tid();
+    if (i >= a.n) return 0;
     gl_count_load(c, &a.a[i]);
     gl_count_load(c, &a.b[i]);
     a.c[i] = a.a[i] + a.b[i];
+    return 1;
 }
 
 /* Lesson: a warp's 128 bytes start `param` floats past a line boundary: one extra sector per
  * request when misaligned, but neighbouring warps use the rest, so DRAM traffic barely moves. */
-static __device__ __forceinline__ void stream_copy_offset_body(stream_args a, gl_load_counts *c)
+static __device__ __forceinline__ int stream_copy_offset_body(stream_args a, gl_load_counts *c)
 {
     uint32_t i = global_tid();
+    if (i >= a.n) return 0;
     gl_count_load(c, &a.a[i + a.param]);
     a.c[i] = a.a[i + a.param];
+    return 1;
 }
 
-/* Lesson: neighbouring lanes read floats `param` apart (a column-order walk that still reads every
- * element once): from stride 8 on, every lane needs its own sector. */
-static __device__ __forceinline__ void stream_copy_stride_body(stream_args a, gl_load_counts *c)
+/* Lesson: neighbouring lanes read floats `param` apart; from stride 8 on every lane needs its own
+ * sector. The array is read as q = n / s rows of s: blockIdx.y picks the column, x the row, so
+ * each element is read once and no thread divides; column 0 also copies the n - q*s tail. */
+static __device__ __forceinline__ int stream_copy_stride_body(stream_args a, gl_load_counts *c)
 {
-    uint32_t i = global_tid();
-    uint32_t s = a.param, q = a.n / s;
-    uint32_t src = i < q * s ? (i % q) * s + i / q : i;
+    uint32_t s = a.param, q = a.n / s, col = blockIdx.y;
+    uint32_t row = blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t i, src;
+    if (row < q) {
+        i = col * q + row;
+        src = row * s + col;
+    } else if (col == 0 && row < q + (a.n - q * s)) {
+        i = src = q * s + (row - q);
+    } else {
+        return 0;
+    }
     gl_count_load(c, &a.a[src]);
     a.c[i] = a.a[src];
+    return 1;
 }
 
 #define STREAM_KERNELS(name)                                                                  \
-    static __global__ void name(stream_args a, uint32_t threads)                              \
+    static __global__ void name(stream_args a) { name##_body(a, NULL); }                      \
+    static __global__ void count_##name(stream_args a)                                        \
     {                                                                                         \
-        if (global_tid() < threads) name##_body(a, NULL);                                     \
-    }                                                                                         \
-    static __global__ void count_##name(stream_args a, uint32_t threads)                      \
-    {                                                                                         \
-        if (global_tid() >= threads) return;                                                  \
         gl_load_counts c = {0, 0, 0};                                                         \
-        name##_body(a, &c);                                                                   \
-        gl_count_flush(&c, a.counts);                                                         \
+        if (name##_body(a, &c)) gl_count_flush(&c, a.counts);                                 \
     }
 STREAM_KERNELS(stream_copy)
 STREAM_KERNELS(stream_copy_vec4)
+STREAM_KERNELS(stream_copy_ilp4)
 STREAM_KERNELS(stream_add)
 STREAM_KERNELS(stream_copy_offset)
 STREAM_KERNELS(stream_copy_stride)
 
-typedef void (*stream_kernel)(stream_args, uint32_t);
+typedef void (*stream_kernel)(stream_args);
 
 extern "C" void launch_stream(stream_kind k, const stream_args *a, cudaStream_t s)
 {
@@ -172,13 +204,19 @@ extern "C" void launch_stream(stream_kind k, const stream_args *a, cudaStream_t 
         /* in stream_kind order */
         {stream_copy, count_stream_copy},
         {stream_copy_vec4, count_stream_copy_vec4},
+        {stream_copy_ilp4, count_stream_copy_ilp4},
         {stream_add, count_stream_add},
         {stream_copy_offset, count_stream_copy_offset},
         {stream_copy_stride, count_stream_copy_stride},
     };
-    uint32_t threads = k == ST_COPY_VEC4 ? a->n / 4 : a->n; /* lab sizes are multiples of 4 */
-    unsigned blocks = (threads + STREAM_BLOCK - 1) / STREAM_BLOCK;
+    uint32_t rows = a->n, cols = 1; /* threads in x, blocks in y */
+    if (k == ST_COPY_VEC4 || k == ST_COPY_ILP4) rows = a->n / 4; /* lab sizes are multiples of 4 */
+    if (k == ST_STRIDE) {
+        cols = a->param;
+        rows = a->n / cols + a->n % cols; /* q rows, plus the tail in column 0 */
+    }
+    dim3 grid((rows + STREAM_BLOCK - 1) / STREAM_BLOCK, cols);
     stream_kernel kern = a->counts ? table[k].counting : table[k].timed;
-    kern<<<blocks, STREAM_BLOCK, 0, s>>>(*a, threads);
+    kern<<<grid, STREAM_BLOCK, 0, s>>>(*a);
     GL_CHECK_LAUNCH();
 }

@@ -31,6 +31,7 @@ static const gl_name NAMES[] = {
     {"stream", "streaming, every element read once (variants below), GB/s vs cudaMemcpy D2D"},
     {"copy", "  stream: c[i] = a[i]"},
     {"copy_vec4", "  stream: c[i] = a[i] with 16-byte float4 accesses"},
+    {"copy_ilp4", "  stream: c[i] = a[i], four independent 4-byte loads per thread"},
     {"add", "  stream: c[i] = a[i] + b[i]"},
     {"offset", "copy with reads misaligned by 0..32 elements"},
     {"stride", "copy with reads strided by 1..32 elements (a permutation: each element once)"},
@@ -73,6 +74,7 @@ typedef struct {
 static const stream_variant STREAM_VARIANTS[] = {
     {"stream", "copy", ST_COPY, 8},
     {"stream", "copy_vec4", ST_COPY_VEC4, 8},
+    {"stream", "copy_ilp4", ST_COPY_ILP4, 8},
     {"stream", "add", ST_ADD, 12},
 };
 

@@ -68,25 +68,47 @@ static int unique_count(uint64_t *v, int m)
     return u;
 }
 
-/* Average units per load request of a streaming kernel: exact enumeration of the kernel's own
- * index map over (a sample of at most 16384 evenly spaced) warps, arrays 256-byte aligned. */
+/* Element read by lane `lane` of warp `w` of a streaming kernel, or -1 for an idle lane. Warps
+ * are the kernel's own: 32 consecutive threads in x; for ST_STRIDE, w = column * row_warps + row
+ * warp (its 2D grid). ST_COPY_ILP4's four requests each cover 32 consecutive aligned floats, like
+ * ST_COPY's one, so it is enumerated as ST_COPY; ST_COPY_VEC4 lanes read 16 bytes (element 4t). */
+static int64_t stream_lane_source(stream_kind k, uint32_t n, uint32_t param, uint64_t w, uint32_t lane)
+{
+    if (k == ST_STRIDE) {
+        uint32_t s = param, q = n / s, rows = q + n % s;
+        uint64_t row_warps = (rows + 31) / 32, col = w / row_warps;
+        uint64_t row = (w % row_warps) * 32 + lane;
+        if (row < q) return (int64_t)(row * s + col);
+        return col == 0 && row < rows ? (int64_t)(q * s + (row - q)) : -1;
+    }
+    uint64_t t = w * 32 + lane;
+    if (k == ST_COPY_VEC4) return t < n / 4 ? (int64_t)(4 * t) : -1;
+    return t < n ? (int64_t)ref_stream_source(k == ST_COPY_ILP4 ? ST_COPY : k, n, param, (uint32_t)t) : -1;
+}
+
+static uint64_t stream_warps(stream_kind k, uint32_t n, uint32_t param)
+{
+    if (k == ST_STRIDE) return (uint64_t)param * ((n / param + n % param + 31) / 32);
+    return ((k == ST_COPY_VEC4 ? n / 4 : n) + 31) / 32;
+}
+
+/* Average units per load request of a streaming kernel: exact enumeration of the kernel's warps
+ * (at most 16384 evenly spaced ones), arrays 256-byte aligned. */
 double model_stream_sectors(stream_kind k, uint32_t n, uint32_t param, int unit_bytes)
 {
-    int vec = (k == ST_COPY_VEC4);
-    uint32_t threads = vec ? n / 4 : n;
-    uint32_t warps = (threads + 31) / 32;
-    uint32_t step = warps > 16384 ? warps / 16384 : 1;
+    uint64_t warps = stream_warps(k, n, param), step = warps > 16384 ? warps / 16384 : 1;
     double total = 0.0;
-    uint32_t sampled = 0;
-    for (uint32_t w = 0; w < warps; w += step, sampled++) {
+    uint64_t requests = 0;
+    for (uint64_t w = 0; w < warps; w += step) {
         uint64_t units[32];
         int m = 0;
-        for (uint32_t lane = 0; lane < 32 && w * 32 + lane < threads; lane++) {
-            uint32_t t = w * 32 + lane;
-            uint64_t byte = vec ? (uint64_t)t * 16 : (uint64_t)ref_stream_source(k, n, param, t) * 4;
-            units[m++] = byte / (uint64_t)unit_bytes;
+        for (uint32_t lane = 0; lane < 32; lane++) {
+            int64_t e = stream_lane_source(k, n, param, w, lane);
+            if (e >= 0) units[m++] = (uint64_t)e * 4 / (uint64_t)unit_bytes;
         }
+        if (m == 0) continue;
         total += unique_count(units, m);
+        requests++;
     }
-    return total / sampled;
+    return total / (double)requests;
 }

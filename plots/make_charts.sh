@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# make_charts.sh - run every lab (or take committed reference results) and render all charts.
+#
+#   plots/make_charts.sh --build BUILDDIR --out OUTDIR [--reference] [--data DIR] [--quick]
+#
+# Default: run each lab executable BUILDDIR/labs/NN_name/<exe> with --csv OUTDIR/data/NN_name.csv.
+# A lab that exits with 77 (no usable GPU) falls back to the reference CSV DIR/NN_name.csv.
+# --reference: run nothing, render every DIR/NN_*.csv. DIR defaults to plots/data/h100.
+# Each CSV is rendered by every plots/NN_*.gp with the same NN, as PNG and SVG into OUTDIR.
+# GNUPLOT (environment) names the gnuplot to use; default: gnuplot on PATH.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+plots=$root/plots
+gnuplot=${GNUPLOT:-gnuplot}
+
+die() { echo "make_charts: $*" >&2; exit 1; }
+usage() { die "usage: $0 --build BUILDDIR --out OUTDIR [--reference] [--data DIR] [--quick]"; }
+
+build="" out="" data=$plots/data/h100 reference=0 quick=""
+while (($#)); do
+    case $1 in
+        --build) (($# > 1)) || usage; build=$2; shift 2 ;;
+        --out) (($# > 1)) || usage; out=$2; shift 2 ;;
+        --data) (($# > 1)) || usage; data=$2; shift 2 ;;
+        --reference) reference=1; shift ;;
+        --quick) quick=--quick; shift ;;
+        *) usage ;;
+    esac
+done
+[[ -n $out ]] || usage
+((reference)) || [[ -n $build ]] || usage
+command -v "$gnuplot" >/dev/null || die "gnuplot not found (install gnuplot-nox, or set GNUPLOT)"
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+csvs=() sources=()   # one entry per lab: the CSV to render, and where it came from
+use() { csvs+=("$1"); sources+=("$(basename "$1" .csv): $2"); }
+
+if ((reference)); then
+    for csv in "$data"/[0-9][0-9]_*.csv; do
+        [[ -f $csv ]] && use "$csv" "committed reference results $csv"
+    done
+    ((${#csvs[@]})) || die "no reference results NN_name.csv in $data"
+else
+    mkdir -p "$out/data"
+    for dir in "$build"/labs/[0-9][0-9]_*/; do
+        [[ -d $dir ]] || continue
+        lab=$(basename "$dir")
+        # The lab executable: the one executable file without a dot (meson's own files have one).
+        mapfile -t exes < <(find "$dir" -maxdepth 1 -type f -executable ! -name '*.*')
+        ((${#exes[@]} == 1)) || die "expected one lab executable in $dir, found ${#exes[@]}"
+        csv=$out/data/$lab.csv log=$out/$lab.log
+        echo "running ${exes[0]} --csv $csv${quick:+ $quick} (log: $log)"
+        rm -f "$csv"
+        rc=0
+        "${exes[0]}" --csv "$csv" $quick >"$log" 2>&1 || rc=$?
+        if ((rc == 0)); then
+            use "$csv" "measured on this machine by ${exes[0]}"
+        elif ((rc == 77)); then
+            csv=$data/$lab.csv
+            [[ -f $csv ]] || die "$lab: no usable GPU (exit 77) and no reference results $csv"
+            echo "$lab: no usable GPU (exit 77): the charts come from committed reference results $csv"
+            use "$csv" "committed reference results $csv (no usable GPU here)"
+        else
+            tail -n 20 "$log" >&2
+            die "$lab failed with exit code $rc (full log: $log)"
+        fi
+    done
+    ((${#csvs[@]})) || die "no lab executables in $build/labs/NN_*/ (build first, or use --reference)"
+fi
+
+meta() { sed -n "s/^# $1=//p" "$2" | head -n 1; }   # value of a '# key=value' comment line
+
+written=()
+for csv in "${csvs[@]}"; do
+    lab=$(basename "$csv" .csv)
+    l2=$(meta l2_bytes "$csv") copy=$(meta copy_gbs "$csv") gpu=$(meta gpu "$csv" | tr -d "'\\\\")
+    [[ -n $l2 && -n $copy && -n $gpu ]] || die "$csv lacks a '# gpu=', '# l2_bytes=' or '# copy_gbs=' line"
+    scripts=("$plots/${lab%%_*}"_*.gp)
+    [[ -f ${scripts[0]} ]] || { echo "$lab: no chart scripts plots/${lab%%_*}_*.gp"; continue; }
+    for gp in "${scripts[@]}"; do
+        for fmt in png svg; do
+            chart=$out/$(basename "$gp" .gp)
+            rm -f "$chart.$fmt"
+            err=$("$gnuplot" -e "set loadpath '$plots'; csv='$csv'; out='$chart'; fmt='$fmt'" \
+                -e "l2_bytes=$l2; copy_gbs=$copy; gpu='$gpu'" "$gp" 2>&1) ||
+                die "gnuplot failed on $gp with $csv:"$'\n'"$err"
+            [[ -z $err ]] || echo "$err" >&2
+            [[ $err != *"no column with header"* ]] || die "$csv lacks a column that $gp reads"
+            [[ -s $chart.$fmt ]] || die "$gp wrote no $chart.$fmt (or an empty one)"
+            written+=("$chart.$fmt")
+        done
+    done
+done
+
+echo "charts written:"
+printf '  %s\n' "${written[@]}"
+echo "data:"
+printf '  %s\n' "${sources[@]}"

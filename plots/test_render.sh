@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# test_render.sh - meson test "charts render from fixture": render the charts from the CPU-free
+# fixture tests/fixtures/NN_name.csv (a subset of a real GPU run) and check every chart file.
+# Exit 77 (skipped) only when gnuplot is not installed.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+fixtures=$root/tests/fixtures
+command -v "${GNUPLOT:-gnuplot}" >/dev/null || { echo "gnuplot not installed: skipped"; exit 77; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$root/plots/make_charts.sh" --reference --data "$fixtures" --out "$tmp"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expected=0
+for csv in "$fixtures"/[0-9][0-9]_*.csv; do
+    lab=$(basename "$csv" .csv)
+    for gp in "$root/plots/${lab%%_*}"_*.gp; do
+        [[ -f $gp ]] || continue
+        chart=$tmp/$(basename "$gp" .gp)
+        [[ -s $chart.png ]] || fail "$chart.png missing or empty"
+        [[ -s $chart.svg ]] || fail "$chart.svg missing or empty"
+        [[ $(head -c 8 "$chart.png" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]] ||
+            fail "$chart.png lacks the PNG signature"
+        grep -q '<svg' "$chart.svg" || fail "$chart.svg has no <svg element"
+        expected=$((expected + 2))
+    done
+done
+((expected > 0)) || fail "no chart expected from $fixtures (no NN_name.csv with a plots/NN_*.gp)"
+echo "PASS: $expected chart files render from $fixtures"
