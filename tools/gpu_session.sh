@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu_session.sh OUTDIR STEP...: what a maintainer runs on a GPU machine, in one go, with all logs
 # and CSVs written to OUTDIR. Steps: build test memcheck full ncu. Build dir: $BUILD (default
-# /tmp/gpl-build, always fresh), architectures: $ARCH (default 90).
+# /tmp/gpl-build, always fresh); architectures: $ARCH (default: the cuda-arch default list).
 set -uo pipefail
 out=$1; shift
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,7 +15,7 @@ for step in "$@"; do
   echo "== $step"
   case $step in
     build) rm -rf "$build"
-           { meson setup "$build" "$root" -Dcuda-arch="${ARCH:-90}" && ninja -C "$build"; } \
+           { meson setup "$build" "$root" ${ARCH:+-Dcuda-arch=$ARCH} && ninja -C "$build"; } \
              >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; } ;;
     test) meson test -C "$build" --print-errorlogs >"$out/test.log" 2>&1 || status=1
           grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped):" "$out/test.log" ;;
