@@ -5,11 +5,12 @@ load "style.gp"
 set title sprintf("Lab 01 - sectors per request and time vs. group size, variant semi (%s)", gpu)
 set xlabel "group size (128-byte segments)"
 set ylabel "32-byte sectors per warp load request"
-set y2label "time per launch (ms, median)"
+set y2label "time per launch (ms, median; log scale)"
 set logscale x 2
 set format x "2^{%L}"
 set yrange [0:*]
-set y2range [0:*]
+set logscale y2 10
+set y2range [*:*]
 set y2tics nomirror out
 set border 11 lw 1 lc rgb "#444444"
 set key bottom right

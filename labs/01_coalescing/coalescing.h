@@ -40,6 +40,7 @@ typedef struct {
     float *c;
     uint32_t n;
     uint32_t param; /* ST_OFFSET: offset in elements; ST_STRIDE: stride */
+    uint32_t rows;  /* ST_STRIDE: n / param, set by launch_stream (no division on the GPU) */
     unsigned long long *counts;
 } stream_args;
 

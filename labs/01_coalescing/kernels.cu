@@ -166,7 +166,7 @@ static __device__ __forceinline__ int stream_copy_offset_body(stream_args a, gl_
  * each element is read once and no thread divides; column 0 also copies the n - q*s tail. */
 static __device__ __forceinline__ int stream_copy_stride_body(stream_args a, gl_load_counts *c)
 {
-    uint32_t s = a.param, q = a.n / s, col = blockIdx.y;
+    uint32_t s = a.param, q = a.rows, col = blockIdx.y;
     uint32_t row = blockIdx.x * blockDim.x + threadIdx.x;
     uint32_t i, src;
     if (row < q) {
@@ -209,14 +209,16 @@ extern "C" void launch_stream(stream_kind k, const stream_args *a, cudaStream_t 
         {stream_copy_offset, count_stream_copy_offset},
         {stream_copy_stride, count_stream_copy_stride},
     };
+    stream_args args = *a;
     uint32_t rows = a->n, cols = 1; /* threads in x, blocks in y */
     if (k == ST_COPY_VEC4 || k == ST_COPY_ILP4) rows = a->n / 4; /* lab sizes are multiples of 4 */
     if (k == ST_STRIDE) {
         cols = a->param;
-        rows = a->n / cols + a->n % cols; /* q rows, plus the tail in column 0 */
+        args.rows = a->n / cols;
+        rows = args.rows + a->n % cols; /* q rows, plus the tail in column 0 */
     }
     dim3 grid((rows + STREAM_BLOCK - 1) / STREAM_BLOCK, cols);
     stream_kernel kern = a->counts ? table[k].counting : table[k].timed;
-    kern<<<grid, STREAM_BLOCK, 0, s>>>(*a);
+    kern<<<grid, STREAM_BLOCK, 0, s>>>(args);
     GL_CHECK_LAUNCH();
 }

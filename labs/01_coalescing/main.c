@@ -348,7 +348,7 @@ static gl_row measure_stream(lab01 *L, stream_data *D, const char *experiment, c
                              stream_kind k, uint32_t param, int bytes_per_elem, double base_ms)
 {
     uint32_t n = D->n;
-    stream_job job = {k, {D->d_a, D->d_b, D->d_c, n, param, NULL}};
+    stream_job job = {k, {D->d_a, D->d_b, D->d_c, n, param, 0, NULL}};
     gl_row row = gl_row_new(experiment, variant, n);
     if (k == ST_OFFSET || k == ST_STRIDE) row.param = param;
     row.bytes = row.working_set_bytes = (double)bytes_per_elem * n;
