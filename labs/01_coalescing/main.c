@@ -130,12 +130,38 @@ static float *upload_random(float *host, size_t n, uint64_t seed, unsigned strea
     return d;
 }
 
-/* ---------------------------------------------------------------- seed kernels */
-
+/* Inputs a, b (random, on host and device; a has `a_extra` elements more) and the output c. */
 typedef struct {
     uint32_t n;
     float *h_a, *h_b, *h_c;
     float *d_a, *d_b, *d_c;
+} arrays;
+
+static void arrays_create(arrays *D, uint32_t n, uint32_t a_extra, uint64_t seed)
+{
+    D->n = n;
+    D->h_a = (float *)gl_host_alloc((n + a_extra) * sizeof(float), "a");
+    D->h_b = (float *)gl_host_alloc(n * sizeof(float), "b");
+    D->h_c = (float *)gl_host_alloc(n * sizeof(float), "c");
+    D->d_a = upload_random(D->h_a, n + a_extra, seed, RNG_DATA_A, "a");
+    D->d_b = upload_random(D->h_b, n, seed, RNG_DATA_B, "b");
+    D->d_c = (float *)gl_device_alloc(n * sizeof(float), "c");
+}
+
+static void arrays_free(arrays *D)
+{
+    free(D->h_a);
+    free(D->h_b);
+    free(D->h_c);
+    GL_CHECK(cudaFree(D->d_a));
+    GL_CHECK(cudaFree(D->d_b));
+    GL_CHECK(cudaFree(D->d_c));
+}
+
+/* ---------------------------------------------------------------- seed kernels */
+
+typedef struct {
+    arrays x;
     gl_xorwow_states index_rng, group_rng;
 } seed_data;
 
@@ -161,13 +187,7 @@ static size_t seed_device_bytes(uint64_t n) { return (size_t)(n * (3 * 4 + 2 * G
 
 static void seed_data_create(seed_data *D, uint32_t n, uint64_t seed)
 {
-    D->n = n;
-    D->h_a = (float *)gl_host_alloc(n * sizeof(float), "A");
-    D->h_b = (float *)gl_host_alloc(n * sizeof(float), "B");
-    D->h_c = (float *)gl_host_alloc(n * sizeof(float), "C");
-    D->d_a = upload_random(D->h_a, n, seed, RNG_DATA_A, "A");
-    D->d_b = upload_random(D->h_b, n, seed, RNG_DATA_B, "B");
-    D->d_c = (float *)gl_device_alloc(n * sizeof(float), "C");
+    arrays_create(&D->x, n, 0, seed);
     D->index_rng = lab_rng_create(n, seed, RNG_INDEX, 0);
     D->group_rng = lab_rng_create(n, seed, RNG_GROUP, 5); /* one state per warp */
     GL_CHECK(cudaDeviceSynchronize());
@@ -175,21 +195,17 @@ static void seed_data_create(seed_data *D, uint32_t n, uint64_t seed)
 
 static void seed_data_free(seed_data *D)
 {
-    free(D->h_a);
-    free(D->h_b);
-    free(D->h_c);
-    GL_CHECK(cudaFree(D->d_a));
-    GL_CHECK(cudaFree(D->d_b));
-    GL_CHECK(cudaFree(D->d_c));
+    arrays_free(&D->x);
     lab_rng_free(&D->index_rng);
     lab_rng_free(&D->group_rng);
 }
 
 /* Every output must be written; all outputs (n <= FULL_CHECK_MAX) or SAMPLE_WARPS evenly spaced
  * warps are compared bit for bit with the CPU replay. Returns the number compared. */
-static long long verify_seed(const seed_data *D, seed_pattern p, uint32_t group_elems, uint64_t seed,
+static long long verify_seed(const seed_data *S, seed_pattern p, uint32_t group_elems, uint64_t seed,
                              const char *what)
 {
+    const arrays *D = &S->x;
     uint32_t n = D->n;
     GL_CHECK(cudaMemcpy(D->h_c, D->d_c, n * sizeof(float), cudaMemcpyDeviceToHost));
     gl_require_match(what, gl_count_unwritten_f32(what, D->h_c, n), n);
@@ -216,9 +232,9 @@ static long long verify_seed(const seed_data *D, seed_pattern p, uint32_t group_
 static gl_row measure_seed(lab01 *L, seed_data *D, const char *experiment, const char *variant,
                            seed_pattern p, uint32_t group_segments, double base_ms)
 {
-    uint32_t n = D->n;
+    uint32_t n = D->x.n;
     uint32_t group_elems = p == PAT_SEMI ? group_segments * SEGMENT_FLOATS : n;
-    seed_job job = {p, {D->d_a, D->d_b, D->d_c, n, D->index_rng, D->group_rng, group_elems,
+    seed_job job = {p, {D->x.d_a, D->x.d_b, D->x.d_c, n, D->index_rng, D->group_rng, group_elems,
                         n / group_elems, NULL}};
     gl_row row = gl_row_new(experiment, variant, n);
     if (p == PAT_SEMI) row.param = group_segments;
@@ -226,7 +242,7 @@ static gl_row measure_seed(lab01 *L, seed_data *D, const char *experiment, const
     measure_counts(L, count_seed, &job, &row);
     row.expected_sectors_per_request = model_seed_sectors(p, n, group_elems, 32);
     row.expected_segments_per_request = model_seed_sectors(p, n, group_elems, 128);
-    poison(D->d_c, n);
+    poison(D->x.d_c, n);
     gl_timing t = gl_time(&L->lab.timer, enqueue_seed, &job, &L->lab.cli.timing);
     fill_timing(L, &row, &t);
     row.ratio = base_ms > 0 ? row.median_ms / base_ms : NAN;
@@ -285,12 +301,6 @@ static void run_groups_experiment(lab01 *L, uint32_t n)
 /* ---------------------------------------------------------------- streaming kernels */
 
 typedef struct {
-    uint32_t n;
-    float *h_a, *h_b, *h_c;
-    float *d_a, *d_b, *d_c;
-} stream_data;
-
-typedef struct {
     stream_kind kind;
     stream_args args;
 } stream_job;
@@ -308,29 +318,8 @@ static void count_stream(void *ctx, unsigned long long *counts, cudaStream_t s)
     launch_stream(j.kind, &j.args, s);
 }
 
-static void stream_data_create(stream_data *D, uint32_t n, uint64_t seed)
-{
-    D->n = n;
-    D->h_a = (float *)gl_host_alloc((n + MAX_OFFSET) * sizeof(float), "a");
-    D->h_b = (float *)gl_host_alloc(n * sizeof(float), "b");
-    D->h_c = (float *)gl_host_alloc(n * sizeof(float), "c");
-    D->d_a = upload_random(D->h_a, n + MAX_OFFSET, seed, RNG_DATA_A, "a");
-    D->d_b = upload_random(D->h_b, n, seed, RNG_DATA_B, "b");
-    D->d_c = (float *)gl_device_alloc(n * sizeof(float), "c");
-}
-
-static void stream_data_free(stream_data *D)
-{
-    free(D->h_a);
-    free(D->h_b);
-    free(D->h_c);
-    GL_CHECK(cudaFree(D->d_a));
-    GL_CHECK(cudaFree(D->d_b));
-    GL_CHECK(cudaFree(D->d_c));
-}
-
 /* Every output element is compared bit for bit with the input element it must be (the sum). */
-static long long verify_stream(const stream_data *D, stream_kind k, uint32_t param, const char *what)
+static long long verify_stream(const arrays *D, stream_kind k, uint32_t param, const char *what)
 {
     uint32_t n = D->n;
     GL_CHECK(cudaMemcpy(D->h_c, D->d_c, n * sizeof(float), cudaMemcpyDeviceToHost));
@@ -344,7 +333,7 @@ static long long verify_stream(const stream_data *D, stream_kind k, uint32_t par
     return n;
 }
 
-static gl_row measure_stream(lab01 *L, stream_data *D, const char *experiment, const char *variant,
+static gl_row measure_stream(lab01 *L, arrays *D, const char *experiment, const char *variant,
                              stream_kind k, uint32_t param, int bytes_per_elem, double base_ms)
 {
     uint32_t n = D->n;
@@ -373,7 +362,7 @@ static void note_working_set(const lab01 *L, double bytes)
                bytes / 1048576.0, 4.0 * L->lab.dev.l2_bytes / 1048576.0);
 }
 
-static void run_stream_experiments(lab01 *L, stream_data *D)
+static void run_stream_experiments(lab01 *L, arrays *D)
 {
     gl_cli *c = &L->lab.cli;
     double base = 0;
@@ -466,8 +455,8 @@ int main(int argc, char **argv)
 
     /* The bandwidth ceiling, measured on the streaming experiment's own arrays. */
     GL_CHECK(cudaMalloc((void **)&L.d_counts, 3 * sizeof(unsigned long long)));
-    stream_data S;
-    stream_data_create(&S, big, c->seed);
+    arrays S; /* the streaming experiments' arrays; a has MAX_OFFSET extra elements */
+    arrays_create(&S, big, MAX_OFFSET, c->seed);
     gl_timing ceil_t = gl_time_memcpy(&L.lab.timer, S.d_c, S.d_a, (size_t)big * 4, &c->timing);
     double copy_gbs = gl_gbs(8.0 * big, ceil_t.ms.median);
     gl_lab_open_report(&L.lab, copy_gbs);
@@ -478,7 +467,7 @@ int main(int argc, char **argv)
     note_working_set(&L, 8.0 * big);
 
     run_stream_experiments(&L, &S);
-    stream_data_free(&S);
+    arrays_free(&S);
     run_seed_experiment(&L, sizes, n_sizes);
     run_groups_experiment(&L, big);
     print_seed_comparison(&L);
