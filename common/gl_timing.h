@@ -16,7 +16,6 @@
 
 #define GL_BATCH_TARGET_MS 0.5 /* shortest timed interval: smaller work is batched in a graph */
 #define GL_MAX_BATCH 4096
-#define GL_MAX_REPS 100000
 
 typedef void (*gl_enqueue_fn)(void *ctx, cudaStream_t stream);
 
