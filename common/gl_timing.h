@@ -4,7 +4,8 @@
  * `warmup` times untimed, then `reps` times between CUDA events and reports the median, min and
  * max time per launch. Work shorter than GL_BATCH_TARGET_MS is captured `batch` times into a CUDA
  * graph and the graph is timed, so launch gaps and event resolution do not dominate tiny kernels.
- * With --flush-l2 a buffer of twice the L2 size is overwritten before every repetition. */
+ * With --flush-l2 a buffer of twice the L2 size is overwritten before every repetition, and work
+ * is never batched (a batch would run all but its first launch on a warm L2). */
 #ifndef GL_TIMING_H
 #define GL_TIMING_H
 
@@ -99,7 +100,7 @@ static inline gl_timing gl_time(gl_timer *t, gl_enqueue_fn fn, void *ctx, const 
     if (!o->once) {
         if (o->flush_l2) gl_l2_flush(t, 0);
         double probe = gl_time_once(t, fn, ctx, NULL);
-        if (probe < GL_BATCH_TARGET_MS) {
+        if (probe < GL_BATCH_TARGET_MS && !o->flush_l2) {
             batch = (int)ceil(GL_BATCH_TARGET_MS / fmax(probe, 1e-4));
             batch = batch > GL_MAX_BATCH ? GL_MAX_BATCH : batch;
         }

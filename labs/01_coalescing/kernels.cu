@@ -1,6 +1,7 @@
 /* kernels.cu - Lab 01 kernels. Each lesson kernel is a body with a `gl_load_counts *c` argument:
  * the timed kernel passes NULL (no counting code survives inlining); its count_ twin passes a
- * counter and adds the warp's totals to args.counts, so the metrics describe the same loads. */
+ * counter and adds the warp's totals to args.counts, so the metrics describe the same loads.
+ * A body returns 0 for a thread with no element, so the twin flushes only lanes that loaded. */
 #include "coalescing.h"
 #include "gl_check.h"
 #include "gl_curand.cuh"
@@ -12,21 +13,24 @@ static __device__ __forceinline__ uint32_t global_tid(void) { return blockIdx.x 
 
 /* Lesson: lane i reads element i, so a warp's load is 32 consecutive floats = one 128-byte
  * segment = 4 sectors. (As in the seed: no RNG, the same addresses every iteration.) */
-static __device__ __forceinline__ void coalesced_body(seed_args a, gl_load_counts *c)
+static __device__ __forceinline__ int coalesced_body(seed_args a, gl_load_counts *c)
 {
     uint32_t tid = global_tid();
+    if (tid >= a.n) return 0;
     for (int i = 0; i < SEED_ITERS; i++) {
         gl_count_load(c, &a.a[tid]);
         gl_count_load(c, &a.b[tid]);
         a.c[tid] = a.a[tid] + a.b[tid];
     }
+    return 1;
 }
 
 /* Lesson: every lane reads a random element of the whole array: one request becomes ~32
  * sectors in ~32 different lines, and at large sizes ~32 separate DRAM accesses. */
-static __device__ __forceinline__ void non_coalesced_body(seed_args a, gl_load_counts *c)
+static __device__ __forceinline__ int non_coalesced_body(seed_args a, gl_load_counts *c)
 {
     uint32_t tid = global_tid();
+    if (tid >= a.n) return 0;
     curandStateXORWOW_t s = gl_xorwow_load(a.index_rng, tid, c);
     for (int i = 0; i < SEED_ITERS; i++) {
         uint32_t idx = gl_range(curand(&s), a.n);
@@ -34,14 +38,16 @@ static __device__ __forceinline__ void non_coalesced_body(seed_args a, gl_load_c
         gl_count_load(c, &a.b[idx]);
         a.c[tid] = a.a[idx] + a.b[idx];
     }
+    return 1;
 }
 
 /* Lesson: the warp draws one random group of consecutive segments (all lanes share the group
  * generator's state), then each lane reads random elements inside it: randomness bounded by
  * the group size, cost bounded by the group's sectors. */
-static __device__ __forceinline__ void semi_coalesced_body(seed_args a, gl_load_counts *c)
+static __device__ __forceinline__ int semi_coalesced_body(seed_args a, gl_load_counts *c)
 {
     uint32_t tid = global_tid();
+    if (tid >= a.n) return 0;
     curandStateXORWOW_t s1 = gl_xorwow_load(a.index_rng, tid, c);
     curandStateXORWOW_t s2 = gl_xorwow_load(a.group_rng, tid, c);
     uint32_t base = gl_range(curand(&s2), a.groups) * a.group_elems;
@@ -51,24 +57,20 @@ static __device__ __forceinline__ void semi_coalesced_body(seed_args a, gl_load_
         gl_count_load(c, &a.b[idx]);
         a.c[tid] = a.a[idx] + a.b[idx];
     }
+    return 1;
 }
 
 /* A timed kernel and its counting twin around one body. */
-#define SEED_KERNELS(name)                                                                    \
-    static __global__ void name(seed_args a)                                                  \
+#define KERNEL_PAIR(name, args_type)                                                          \
+    static __global__ void name(args_type a) { name##_body(a, NULL); }                        \
+    static __global__ void count_##name(args_type a)                                          \
     {                                                                                         \
-        if (global_tid() < a.n) name##_body(a, NULL);                                         \
-    }                                                                                         \
-    static __global__ void count_##name(seed_args a)                                          \
-    {                                                                                         \
-        if (global_tid() >= a.n) return;                                                      \
         gl_load_counts c = {0, 0, 0};                                                         \
-        name##_body(a, &c);                                                                   \
-        gl_count_flush(&c, a.counts);                                                         \
+        if (name##_body(a, &c)) gl_count_flush(&c, a.counts);                                 \
     }
-SEED_KERNELS(coalesced)
-SEED_KERNELS(non_coalesced)
-SEED_KERNELS(semi_coalesced)
+KERNEL_PAIR(coalesced, seed_args)
+KERNEL_PAIR(non_coalesced, seed_args)
+KERNEL_PAIR(semi_coalesced, seed_args)
 
 extern "C" void launch_seed(seed_pattern p, const seed_args *a, cudaStream_t s)
 {
@@ -99,8 +101,6 @@ extern "C" gl_xorwow_states lab_rng_create(size_t n, uint64_t seed, unsigned str
 extern "C" void lab_rng_free(gl_xorwow_states *st) { gl_xorwow_states_free(st); }
 
 /* ---------------- streaming: each element read once ---------------- */
-/* Each body returns 0 for a thread with no element, so the counting twin flushes only the lanes
- * that made requests. */
 
 /* Lesson: the bandwidth reference. Consecutive threads, consecutive floats: 4 sectors a request,
  * but only 4 bytes in flight per thread - too few to cover DRAM latency on its own. */
@@ -182,19 +182,12 @@ static __device__ __forceinline__ int stream_copy_stride_body(stream_args a, gl_
     return 1;
 }
 
-#define STREAM_KERNELS(name)                                                                  \
-    static __global__ void name(stream_args a) { name##_body(a, NULL); }                      \
-    static __global__ void count_##name(stream_args a)                                        \
-    {                                                                                         \
-        gl_load_counts c = {0, 0, 0};                                                         \
-        if (name##_body(a, &c)) gl_count_flush(&c, a.counts);                                 \
-    }
-STREAM_KERNELS(stream_copy)
-STREAM_KERNELS(stream_copy_vec4)
-STREAM_KERNELS(stream_copy_ilp4)
-STREAM_KERNELS(stream_add)
-STREAM_KERNELS(stream_copy_offset)
-STREAM_KERNELS(stream_copy_stride)
+KERNEL_PAIR(stream_copy, stream_args)
+KERNEL_PAIR(stream_copy_vec4, stream_args)
+KERNEL_PAIR(stream_copy_ilp4, stream_args)
+KERNEL_PAIR(stream_add, stream_args)
+KERNEL_PAIR(stream_copy_offset, stream_args)
+KERNEL_PAIR(stream_copy_stride, stream_args)
 
 typedef void (*stream_kernel)(stream_args);
 

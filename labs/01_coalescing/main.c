@@ -183,7 +183,6 @@ static void count_seed(void *ctx, unsigned long long *counts, cudaStream_t s)
     launch_seed(j.pattern, &j.args, s);
 }
 
-static size_t seed_device_bytes(uint64_t n) { return (size_t)(n * (3 * 4 + 2 * GL_XORWOW_WORDS * 4)); }
 
 static void seed_data_create(seed_data *D, uint32_t n, uint64_t seed)
 {
@@ -253,12 +252,26 @@ static gl_row measure_seed(lab01 *L, seed_data *D, const char *experiment, const
     return row;
 }
 
+static int seed_selected(const gl_cli *c)
+{
+    int any = 0;
+    for (size_t v = 0; v < N_SEED_VARIANTS; v++) any |= gl_cli_selected(c, "seed", SEED_VARIANTS[v].name);
+    return any;
+}
+
+/* GPU bytes for n elements: the streaming arrays (a has MAX_OFFSET more), and when the seed or
+ * groups experiments run, their arrays and two generators' states. */
+static size_t device_bytes(const gl_cli *c, uint64_t n)
+{
+    size_t stream = (size_t)(3 * n + MAX_OFFSET) * 4;
+    size_t seed = (size_t)(n * (3 * 4 + 2 * GL_XORWOW_WORDS * 4));
+    return seed_selected(c) || gl_cli_selected(c, "groups", NULL) ? stream + seed : stream;
+}
+
 static void run_seed_experiment(lab01 *L, const long long *sizes, int n_sizes)
 {
     gl_cli *c = &L->lab.cli;
-    int any = 0;
-    for (size_t v = 0; v < N_SEED_VARIANTS; v++) any |= gl_cli_selected(c, "seed", SEED_VARIANTS[v].name);
-    if (!any) return;
+    if (!seed_selected(c)) return;
     printf("\n== seed: vector add, %d iterations, %d threads/block; the two inputs fill the L2 at "
            "n = %zu\n", SEED_ITERS, SEED_BLOCK, L->lab.dev.l2_bytes / 8);
     for (int s = 0; s < n_sizes; s++) {
@@ -448,9 +461,9 @@ int main(int argc, char **argv)
         sizes[n_sizes++] = 1 << 20;
     } else
         for (long long n = SEED_SIZE_MIN; n <= dram_n; n *= 2) sizes[n_sizes++] = n;
-    size_t need = seed_device_bytes(big);
+    size_t need = device_bytes(c, big);
     if (need > L.lab.dev.mem_bytes) {
-        fprintf(stderr, "%s: --size %u needs %.1f GiB of GPU memory (arrays and cuRAND states); "
+        fprintf(stderr, "%s: --size %u needs %.1f GiB of GPU memory for the selected experiments; "
                         "this GPU has %.1f GiB: use a smaller --size\n",
                 PROG, big, need / 1073741824.0, L.lab.dev.mem_bytes / 1073741824.0);
         return GL_EXIT_USAGE;
