@@ -77,7 +77,12 @@ static inline void gl_cli_help(const gl_cli_spec *s, FILE *f)
 
 static inline void gl_cli_list(const gl_cli_spec *s, FILE *f)
 {
-    for (int i = 0; i < s->n_names; i++) fprintf(f, "%-16s %s\n", s->names[i].name, s->names[i].help);
+    int width = 16;
+    for (int i = 0; i < s->n_names; i++) {
+        int len = (int)strlen(s->names[i].name);
+        width = len + 1 > width ? len + 1 : width;
+    }
+    for (int i = 0; i < s->n_names; i++) fprintf(f, "%-*s %s\n", width, s->names[i].name, s->names[i].help);
 }
 
 /* Parse a whole decimal (or 0x hex) integer in [lo, hi]; 0 on success. */

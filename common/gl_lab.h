@@ -4,14 +4,20 @@
 #ifndef GL_LAB_H
 #define GL_LAB_H
 
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "gl_check.h"
 #include "gl_cli.h"
 #include "gl_device.h"
 #include "gl_report.h"
+#include "gl_rng.h"
 #include "gl_timing.h"
+#include "gl_verify.h"
 #include "gl_version.h"
+
+#define GL_MAX_COUNTERS 8 /* 64-bit counters a counting twin may fill (gl_lab_count) */
 
 typedef struct {
     const char *name; /* lab id, e.g. "01_coalescing" */
@@ -19,6 +25,7 @@ typedef struct {
     gl_device_info dev;
     gl_timer timer;
     gl_report report;
+    unsigned long long *d_counters; /* GL_MAX_COUNTERS words on the GPU, for counting twins */
 } gl_lab;
 
 /* Parse argv; on --help/--list or a usage error this exits (0 or 2) before touching the GPU. */
@@ -37,6 +44,8 @@ static inline void gl_lab_open_device(gl_lab *L, const char *prog)
     L->dev = gl_device_open(prog, L->cli.device);
     gl_device_print(&L->dev, stdout);
     L->timer = gl_timer_create(&L->dev);
+    L->d_counters = (unsigned long long *)gl_device_alloc(GL_MAX_COUNTERS * sizeof(unsigned long long),
+                                                          "the counting twins' counters");
     printf("seed %llu%s%s\n", (unsigned long long)L->cli.seed, L->cli.quick ? ", --quick" : "",
            L->cli.timing.once ? ", --once: each kernel launched once, times not meaningful" : "");
 }
@@ -83,6 +92,74 @@ static inline void gl_lab_close(gl_lab *L)
 {
     gl_report_close(&L->report);
     gl_timer_destroy(&L->timer);
+    GL_CHECK(cudaFree(L->d_counters));
+}
+
+/* ---- the steps every measured row shares ---- */
+
+/* Enqueue a counting twin that adds into `counters` (zeroed before the call). */
+typedef void (*gl_count_fn)(void *ctx, unsigned long long *counters, cudaStream_t s);
+
+/* Run a counting twin once and copy its first `words` counters (<= GL_MAX_COUNTERS) to `out`. */
+static inline void gl_lab_count(gl_lab *L, gl_count_fn fn, void *ctx, unsigned long long *out, int words)
+{
+    GL_CHECK(cudaMemset(L->d_counters, 0, GL_MAX_COUNTERS * sizeof(unsigned long long)));
+    fn(ctx, L->d_counters, L->timer.stream);
+    GL_CHECK(cudaStreamSynchronize(L->timer.stream));
+    GL_CHECK(cudaMemcpy(out, L->d_counters, (size_t)words * sizeof(unsigned long long),
+                        cudaMemcpyDeviceToHost));
+}
+
+/* Copy a timing into a row: times, repetitions, batch, L2 state, and GB/s against the ceiling
+ * when the row counts bytes. */
+static inline void gl_lab_fill_timing(const gl_lab *L, gl_row *row, const gl_timing *t)
+{
+    row->reps = t->reps;
+    row->batch = t->batch;
+    row->median_ms = t->ms.median;
+    row->min_ms = t->ms.min;
+    row->max_ms = t->ms.max;
+    row->l2 = t->l2_flushed ? "flushed" : "warm";
+    if (!isnan(row->bytes)) {
+        row->gbs = gl_gbs(row->bytes, row->median_ms);
+        row->pct_of_copy = 100.0 * row->gbs / L->report.copy_gbs;
+    }
+}
+
+/* Time `fn` with the command line's timing options and fill the row (see gl_lab_fill_timing). */
+static inline void gl_lab_time(gl_lab *L, gl_row *row, gl_enqueue_fn fn, void *ctx)
+{
+    gl_timing t = gl_time(&L->timer, fn, ctx, &L->cli.timing);
+    gl_lab_fill_timing(L, row, &t);
+}
+
+/* Random floats in [-1, 1) from stream `stream` of the run's seed, on the host and on the GPU. */
+static inline float *gl_upload_random_f32(float *host, size_t n, uint64_t seed, unsigned stream,
+                                          const char *what)
+{
+    gl_fill_floats(host, n, seed, stream);
+    float *d = (float *)gl_device_alloc(n * sizeof(float), what);
+    GL_CHECK(cudaMemcpy(d, host, n * sizeof(float), cudaMemcpyHostToDevice));
+    return d;
+}
+
+/* Say so when a bandwidth experiment's working set would sit in the L2 (< 4x its size). */
+static inline void gl_lab_note_working_set(const gl_lab *L, double bytes)
+{
+    if (bytes < 4.0 * L->dev.l2_bytes)
+        printf("note: working set %.1f MiB < 4x L2 (%.1f MiB): these rows measure the L2, not DRAM\n",
+               bytes / 1048576.0, 4.0 * L->dev.l2_bytes / 1048576.0);
+}
+
+/* The heading of one experiment in the terminal output: "\n== name: what it does". */
+static inline void gl_lab_heading(const char *experiment, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("\n== %s: ", experiment);
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
 }
 
 #endif

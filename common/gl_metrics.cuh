@@ -44,4 +44,63 @@ static __device__ __forceinline__ void gl_count_flush(const gl_load_counts *c, u
     }
 }
 
+/* Warp execution efficiency and divergent branches, measured inside the program (Lab 02).
+ * A kernel body marks each unit of work it executes with gl_count_active (one loop iteration, or
+ * one branch body); every lane that executes the mark adds 1 to lane_units and the lowest active
+ * lane adds 1 to warp_units, so lane_units / (32 * warp_units) is the average fraction of the
+ * warp's lanes active when a unit ran: nvprof's warp_execution_efficiency, restricted to the
+ * marked work (ncu's smsp__thread_inst_executed_per_inst_executed.ratio / 32 counts every
+ * instruction, loop and address arithmetic included). gl_count_branch records, at a branch,
+ * whether the active lanes disagree (a divergent branch) - the complement of ncu's
+ * smsp__sass_average_branch_targets_threads_uniform.pct for that branch. */
+typedef struct {
+    unsigned long long lane_units, warp_units, branches, divergent;
+} gl_lane_counts;
+
+static __device__ __forceinline__ unsigned int gl_lowest_active_lane(unsigned int active)
+{
+    return (unsigned int)__ffs(active) - 1u;
+}
+
+static __device__ __forceinline__ void gl_count_active(gl_lane_counts *c)
+{
+    if (!c) return;
+    unsigned int active = __activemask();
+    c->lane_units += 1;
+    if ((threadIdx.x & 31u) == gl_lowest_active_lane(active)) c->warp_units += 1;
+}
+
+static __device__ __forceinline__ void gl_count_branch(gl_lane_counts *c, int cond)
+{
+    if (!c) return;
+    unsigned int active = __activemask();
+    unsigned int taken = __ballot_sync(active, cond);
+    if ((threadIdx.x & 31u) == gl_lowest_active_lane(active)) {
+        c->branches += 1;
+        c->divergent += taken != 0u && taken != active;
+    }
+}
+
+/* Add this lane's counts to the four global totals (lane_units differ from lane to lane). */
+static __device__ __forceinline__ void gl_lane_flush(const gl_lane_counts *c, unsigned long long *totals)
+{
+    atomicAdd(&totals[0], c->lane_units);
+    if (c->warp_units) atomicAdd(&totals[1], c->warp_units);
+    if (c->branches) atomicAdd(&totals[2], c->branches);
+    if (c->divergent) atomicAdd(&totals[3], c->divergent);
+}
+
+/* GL_KERNEL_PAIR(name, args_type, counts_type, flush): the timed kernel `name` and its counting
+ * twin `count_name` around one body `name_body(args_type a, counts_type *c)`. The timed kernel
+ * passes NULL, so no counting code survives inlining; the twin passes a zeroed counter in
+ * registers and, when the body returns non-zero (the thread had work), adds it to a.counts. */
+#define GL_KERNEL_PAIR(name, args_type, counts_type, flush)                                 \
+    static __global__ void name(args_type a) { name##_body(a, NULL); }                      \
+    static __global__ void count_##name(args_type a)                                        \
+    {                                                                                       \
+        counts_type c;                                                                      \
+        memset(&c, 0, sizeof c);                                                            \
+        if (name##_body(a, &c)) flush(&c, a.counts);                                        \
+    }
+
 #endif

@@ -16,7 +16,8 @@
     "lab,experiment,variant,size,param,bytes,working_set_bytes,l2,reps,batch,median_ms,min_ms,"    \
     "max_ms,gbs,pct_of_copy,ratio,requests,sectors_per_request,expected_sectors_per_request,"      \
     "segments_per_request,expected_segments_per_request,warp_exec_efficiency,achieved_occupancy,"  \
-    "theoretical_occupancy,sm_efficiency,checked"
+    "theoretical_occupancy,sm_efficiency,expected_warp_exec_efficiency,divergent_branch_fraction,"   \
+    "checked"
 
 typedef struct {
     const char *experiment, *variant;
@@ -30,13 +31,14 @@ typedef struct {
     double requests, sectors_per_request, expected_sectors_per_request;
     double segments_per_request, expected_segments_per_request;
     double warp_exec_efficiency, achieved_occupancy, theoretical_occupancy, sm_efficiency;
+    double expected_warp_exec_efficiency, divergent_branch_fraction;
     long long checked; /* outputs compared with the CPU reference */
 } gl_row;
 
 static inline gl_row gl_row_new(const char *experiment, const char *variant, long long size)
 {
     gl_row r = {experiment, variant, size, GL_NO_PARAM, NAN, NAN, "warm", 0, 0, NAN, NAN, NAN,
-                NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0};
+                NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0};
     return r;
 }
 
@@ -142,7 +144,8 @@ static inline void gl_report_row(gl_report *r, const gl_row *x)
                            x->requests, x->sectors_per_request, x->expected_sectors_per_request,
                            x->segments_per_request, x->expected_segments_per_request,
                            x->warp_exec_efficiency, x->achieved_occupancy,
-                           x->theoretical_occupancy, x->sm_efficiency};
+                           x->theoretical_occupancy, x->sm_efficiency,
+                           x->expected_warp_exec_efficiency, x->divergent_branch_fraction};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) gl_csv_num(f, nums[i]);
     fprintf(f, ",%lld\n", x->checked);
     fflush(f);
@@ -152,6 +155,28 @@ static inline void gl_report_close(gl_report *r)
 {
     if (r->csv && r->csv != stdout) fclose(r->csv);
     r->csv = NULL;
+}
+
+/* ---- a compact table for the terminal, e.g. the seed document's figures beside ours ---- */
+typedef struct {
+    const char *header;
+    const char *fmt; /* printf format of one double, e.g. "%.3f"; the first column is a label */
+    int width;
+} gl_col;
+
+static inline void gl_table_header(FILE *f, const gl_col *cols, int n)
+{
+    fprintf(f, "%-*s", cols[0].width, cols[0].header);
+    for (int i = 1; i < n; i++) fprintf(f, " %*s", cols[i].width, cols[i].header);
+    fprintf(f, "\n");
+}
+
+/* One line: `label`, then n - 1 numbers (NAN prints as "-"). */
+static inline void gl_table_line(FILE *f, const gl_col *cols, int n, const char *label, const double *v)
+{
+    fprintf(f, "%-*s", cols[0].width, label);
+    for (int i = 1; i < n; i++) gl_table_num(f, cols[i].width, cols[i].fmt, v[i - 1]);
+    fprintf(f, "\n");
 }
 
 /* UTC time as 2026-11-21T04:35:00Z. */

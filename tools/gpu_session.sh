@@ -1,15 +1,29 @@
 #!/usr/bin/env bash
 # gpu_session.sh OUTDIR STEP...: what a maintainer runs on a GPU machine, in one go, with all logs
-# and CSVs written to OUTDIR. Steps: build test memcheck full ncu. Build dir: $BUILD (default
-# /tmp/gpl-build, always fresh); architectures: $ARCH (default: the cuda-arch default list).
+# and CSVs written to OUTDIR. Steps:
+#   build     fresh build in $BUILD (default /tmp/gpl-build); architectures $ARCH (default list)
+#   test      meson test (all suites)
+#   sanitize  compute-sanitizer memcheck, racecheck, initcheck, synccheck on every lab's --quick
+#   full      every lab's full run, CSV and log (NN_name.csv, NN_name.log)
+#   ncu       the Nsight Compute cross-checks (lab 01: sectors/request; lab 02: efficiency)
+# $LABS (default: every lab) limits the per-lab steps, e.g. LABS="02_divergence".
 set -uo pipefail
 out=$1; shift
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-/tmp/gpl-build}
-lab=$build/labs/01_coalescing/coalescing
 mkdir -p "$out"
 { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
   nvcc --version | tail -2; meson --version; } >"$out/env.txt" 2>&1
+
+labs() {  # "NAME EXE" for every lab executable in the build (or those in $LABS)
+    local dir lab exe
+    for dir in "$build"/labs/[0-9][0-9]_*/; do
+        lab=$(basename "$dir")
+        [ -n "${LABS:-}" ] && [[ " $LABS " != *" $lab "* ]] && continue
+        exe=$(find "$dir" -maxdepth 1 -type f -executable ! -name '*.*' | head -1)
+        [ -n "$exe" ] && echo "$lab $exe"
+    done
+}
 status=0
 for step in "$@"; do
   echo "== $step"
@@ -19,13 +33,31 @@ for step in "$@"; do
              >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; } ;;
     test) meson test -C "$build" --print-errorlogs >"$out/test.log" 2>&1 || status=1
           grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped):" "$out/test.log" ;;
-    memcheck) compute-sanitizer --tool memcheck --error-exitcode 3 "$lab" --quick \
-                >"$out/memcheck.log" 2>&1 || status=1
-              tail -3 "$out/memcheck.log" ;;
-    full) "$lab" --csv "$out/01_coalescing.csv" >"$out/01_coalescing.log" 2>&1 || status=1
-          tail -25 "$out/01_coalescing.log" ;;
-    ncu) python3 "$root/plots/ncu_check.py" "$lab" "$out/ncu_01_coalescing.csv" >"$out/ncu.log" 2>&1 || status=1
-         tail -25 "$out/ncu.log" ;;
+    sanitize)
+      while read -r lab exe; do
+        for tool in memcheck racecheck initcheck synccheck; do
+          log=$out/sanitize_${lab}_$tool.log
+          compute-sanitizer --tool $tool --error-exitcode 3 "$exe" --quick --reps 2 --warmup 0 >"$log" 2>&1
+          rc=$?
+          echo "$lab $tool: exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
+          [ $rc -eq 0 ] || status=1
+        done
+      done < <(labs) ;;
+    full)
+      while read -r lab exe; do
+        "$exe" --csv "$out/$lab.csv" >"$out/$lab.log" 2>&1 || { status=1; echo "$lab: exit $?"; }
+        tail -30 "$out/$lab.log"
+      done < <(labs) ;;
+    ncu)
+      while read -r lab exe; do
+        case $lab in
+          01_*) script=$root/plots/ncu_check.py ;;
+          02_*) script=$root/plots/ncu_check_lab02.py ;;
+          *) continue ;;
+        esac
+        python3 "$script" "$exe" "$out/ncu_$lab.csv" >"$out/ncu_$lab.log" 2>&1 || status=1
+        tail -45 "$out/ncu_$lab.log"
+      done < <(labs) ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac
 done

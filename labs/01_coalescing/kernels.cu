@@ -60,14 +60,8 @@ static __device__ __forceinline__ int semi_coalesced_body(seed_args a, gl_load_c
     return 1;
 }
 
-/* A timed kernel and its counting twin around one body. */
-#define KERNEL_PAIR(name, args_type)                                                          \
-    static __global__ void name(args_type a) { name##_body(a, NULL); }                        \
-    static __global__ void count_##name(args_type a)                                          \
-    {                                                                                         \
-        gl_load_counts c = {0, 0, 0};                                                         \
-        if (name##_body(a, &c)) gl_count_flush(&c, a.counts);                                 \
-    }
+/* The timed kernel and its counting twin around each body (gl_metrics.cuh). */
+#define KERNEL_PAIR(name, args_type) GL_KERNEL_PAIR(name, args_type, gl_load_counts, gl_count_flush)
 KERNEL_PAIR(coalesced, seed_args)
 KERNEL_PAIR(non_coalesced, seed_args)
 KERNEL_PAIR(semi_coalesced, seed_args)

@@ -80,54 +80,23 @@ static const stream_variant STREAM_VARIANTS[] = {
 
 typedef struct {
     gl_lab lab;
-    unsigned long long *d_counts; /* requests, sectors, segments from the counting twins */
     double seed_ms[N_SEED_VARIANTS][2]; /* our times at K40_SIZES, for the comparison table */
-    double seed_spr[N_SEED_VARIANTS][2];
+    double seed_spr[N_SEED_VARIANTS][2]; /* 32-byte sectors per request */
+    double seed_seg[N_SEED_VARIANTS][2]; /* 128-byte segments per request (the K40's unit) */
     double big_ratio;
     long long big_size;
 } lab01;
 
 static int is_pow2(long long n) { return n > 0 && (n & (n - 1)) == 0; }
 
-/* ---------------------------------------------------------------- shared steps of a row */
-
-/* Run a counting twin once; fill requests, sectors and segments per request. */
-typedef void (*count_fn)(void *ctx, unsigned long long *counts, cudaStream_t s);
-
-static void measure_counts(lab01 *L, count_fn fn, void *ctx, gl_row *row)
+/* The load counts of a counting twin: requests, sectors and segments per request. */
+static void measure_counts(lab01 *L, gl_count_fn fn, void *ctx, gl_row *row)
 {
     unsigned long long h[3];
-    GL_CHECK(cudaMemset(L->d_counts, 0, sizeof h));
-    fn(ctx, L->d_counts, L->lab.timer.stream);
-    GL_CHECK(cudaStreamSynchronize(L->lab.timer.stream));
-    GL_CHECK(cudaMemcpy(h, L->d_counts, sizeof h, cudaMemcpyDeviceToHost));
+    gl_lab_count(&L->lab, fn, ctx, h, 3);
     row->requests = (double)h[0];
     row->sectors_per_request = h[0] ? (double)h[1] / h[0] : NAN;
     row->segments_per_request = h[0] ? (double)h[2] / h[0] : NAN;
-}
-
-static void fill_timing(lab01 *L, gl_row *row, const gl_timing *t)
-{
-    row->reps = t->reps;
-    row->batch = t->batch;
-    row->median_ms = t->ms.median;
-    row->min_ms = t->ms.min;
-    row->max_ms = t->ms.max;
-    row->l2 = t->l2_flushed ? "flushed" : "warm";
-    if (!isnan(row->bytes)) {
-        row->gbs = gl_gbs(row->bytes, row->median_ms);
-        row->pct_of_copy = 100.0 * row->gbs / L->lab.report.copy_gbs;
-    }
-}
-
-static void poison(float *d, size_t n) { GL_CHECK(cudaMemset(d, GL_POISON_BYTE, n * sizeof(float))); }
-
-static float *upload_random(float *host, size_t n, uint64_t seed, unsigned stream, const char *what)
-{
-    gl_fill_floats(host, n, seed, stream);
-    float *d = (float *)gl_device_alloc(n * sizeof(float), what);
-    GL_CHECK(cudaMemcpy(d, host, n * sizeof(float), cudaMemcpyHostToDevice));
-    return d;
 }
 
 /* Inputs a, b (random, on host and device; a has `a_extra` elements more) and the output c. */
@@ -143,8 +112,8 @@ static void arrays_create(arrays *D, uint32_t n, uint32_t a_extra, uint64_t seed
     D->h_a = (float *)gl_host_alloc((n + a_extra) * sizeof(float), "a");
     D->h_b = (float *)gl_host_alloc(n * sizeof(float), "b");
     D->h_c = (float *)gl_host_alloc(n * sizeof(float), "c");
-    D->d_a = upload_random(D->h_a, n + a_extra, seed, RNG_DATA_A, "a");
-    D->d_b = upload_random(D->h_b, n, seed, RNG_DATA_B, "b");
+    D->d_a = gl_upload_random_f32(D->h_a, n + a_extra, seed, RNG_DATA_A, "a");
+    D->d_b = gl_upload_random_f32(D->h_b, n, seed, RNG_DATA_B, "b");
     D->d_c = (float *)gl_device_alloc(n * sizeof(float), "c");
 }
 
@@ -241,9 +210,8 @@ static gl_row measure_seed(lab01 *L, seed_data *D, const char *experiment, const
     measure_counts(L, count_seed, &job, &row);
     row.expected_sectors_per_request = model_seed_sectors(p, n, group_elems, 32);
     row.expected_segments_per_request = model_seed_sectors(p, n, group_elems, 128);
-    poison(D->x.d_c, n);
-    gl_timing t = gl_time(&L->lab.timer, enqueue_seed, &job, &L->lab.cli.timing);
-    fill_timing(L, &row, &t);
+    gl_poison(D->x.d_c, n * sizeof(float));
+    gl_lab_time(&L->lab, &row, enqueue_seed, &job);
     row.ratio = base_ms > 0 ? row.median_ms / base_ms : NAN;
     char what[96];
     snprintf(what, sizeof what, "%s/%s n=%u param=%lld", experiment, variant, n, row.param);
@@ -272,8 +240,8 @@ static void run_seed_experiment(lab01 *L, const long long *sizes, int n_sizes)
 {
     gl_cli *c = &L->lab.cli;
     if (!seed_selected(c)) return;
-    printf("\n== seed: vector add, %d iterations, %d threads/block; the two inputs fill the L2 at "
-           "n = %zu\n", SEED_ITERS, SEED_BLOCK, L->lab.dev.l2_bytes / 8);
+    gl_lab_heading("seed", "vector add, %d iterations, %d threads/block; the two inputs fill the L2 at "
+                           "n = %zu", SEED_ITERS, SEED_BLOCK, L->lab.dev.l2_bytes / 8);
     for (int s = 0; s < n_sizes; s++) {
         seed_data D;
         seed_data_create(&D, (uint32_t)sizes[s], c->seed);
@@ -287,6 +255,7 @@ static void run_seed_experiment(lab01 *L, const long long *sizes, int n_sizes)
                 if (sizes[s] == K40_SIZES[k]) {
                     L->seed_ms[v][k] = r.median_ms;
                     L->seed_spr[v][k] = r.sectors_per_request;
+                    L->seed_seg[v][k] = r.segments_per_request;
                 }
             if (sv->pattern == PAT_RANDOM && base > 0) {
                 L->big_ratio = r.ratio;
@@ -301,7 +270,7 @@ static void run_groups_experiment(lab01 *L, uint32_t n)
 {
     gl_cli *c = &L->lab.cli;
     if (!gl_cli_selected(c, "groups", NULL)) return;
-    printf("\n== groups: semi-coalesced, n = %u, group = 1 .. %u segments of 128 bytes\n", n,
+    gl_lab_heading("groups", "semi-coalesced, n = %u, group = 1 .. %u segments of 128 bytes", n,
            n / SEGMENT_FLOATS);
     seed_data D;
     seed_data_create(&D, n, c->seed);
@@ -357,22 +326,14 @@ static gl_row measure_stream(lab01 *L, arrays *D, const char *experiment, const 
     measure_counts(L, count_stream, &job, &row);
     row.expected_sectors_per_request = model_stream_sectors(k, n, param, 32);
     row.expected_segments_per_request = model_stream_sectors(k, n, param, 128);
-    poison(D->d_c, n);
-    gl_timing t = gl_time(&L->lab.timer, enqueue_stream, &job, &L->lab.cli.timing);
-    fill_timing(L, &row, &t);
+    gl_poison(D->d_c, n * sizeof(float));
+    gl_lab_time(&L->lab, &row, enqueue_stream, &job);
     row.ratio = base_ms > 0 ? row.median_ms / base_ms : NAN;
     char what[96];
     snprintf(what, sizeof what, "%s/%s n=%u param=%u", experiment, variant, n, param);
     row.checked = verify_stream(D, k, param, what);
     gl_report_row(&L->lab.report, &row);
     return row;
-}
-
-static void note_working_set(const lab01 *L, double bytes)
-{
-    if (bytes < 4.0 * L->lab.dev.l2_bytes)
-        printf("note: working set %.1f MiB < 4x L2 (%.1f MiB): these rows measure the L2, not DRAM\n",
-               bytes / 1048576.0, 4.0 * L->lab.dev.l2_bytes / 1048576.0);
 }
 
 static void run_stream_experiments(lab01 *L, arrays *D)
@@ -384,14 +345,14 @@ static void run_stream_experiments(lab01 *L, arrays *D)
         const stream_variant *sv = &STREAM_VARIANTS[v];
         if (!gl_cli_selected(c, sv->experiment, sv->name)) continue;
         if (!header++) {
-            printf("\n== stream: every element read once, n = %u\n", D->n);
-            note_working_set(L, 8.0 * D->n);
+            gl_lab_heading("stream", "every element read once, n = %u", D->n);
+            gl_lab_note_working_set(&L->lab, 8.0 * D->n);
         }
         gl_row r = measure_stream(L, D, sv->experiment, sv->name, sv->kind, 0, sv->bytes_per_elem, base);
         if (sv->kind == ST_COPY) base = r.median_ms;
     }
     if (gl_cli_selected(c, "offset", "copy_offset")) {
-        printf("\n== offset: copy reading a[i + offset], n = %u\n", D->n);
+        gl_lab_heading("offset", "copy reading a[i + offset], n = %u", D->n);
         base = 0;
         for (uint32_t off = 0; off <= MAX_OFFSET; off++) {
             gl_row r = measure_stream(L, D, "offset", "copy_offset", ST_OFFSET, off, 8, base);
@@ -399,7 +360,7 @@ static void run_stream_experiments(lab01 *L, arrays *D)
         }
     }
     if (gl_cli_selected(c, "stride", "copy_stride")) {
-        printf("\n== stride: copy reading with stride s (each element once), n = %u\n", D->n);
+        gl_lab_heading("stride", "copy reading with stride s (each element once), n = %u", D->n);
         base = 0;
         for (uint32_t s = 1; s <= MAX_STRIDE; s++) {
             gl_row r = measure_stream(L, D, "stride", "copy_stride", ST_STRIDE, s, 8, base);
@@ -417,19 +378,27 @@ static void print_seed_comparison(const lab01 *L)
     if (!measured && L->big_size == 0) return;
     printf("\n== the seed's table: Tesla K40 (from the seed document) beside this GPU (%s)\n",
            L->lab.dev.name);
-    printf("%-9s %-13s %10s %10s %9s %9s %12s %12s\n", "size", "variant", "K40 ms", "ours ms",
-           "K40 ratio", "our ratio", "K40 tx/req", "our sect/rq");
+    static const gl_col cols[] = {{"size variant", "", 22},  {"K40 ms", "%.3f", 9},
+                                  {"ours ms", "%.4f", 9},     {"K40 ratio", "%.1fx", 9},
+                                  {"our ratio", "%.1fx", 9},  {"K40 tx/rq", "%.1f", 9},
+                                  {"our seg/rq", "%.2f", 10}, {"our sect/rq", "%.2f", 11}};
+    const int nc = (int)(sizeof cols / sizeof cols[0]);
+    gl_table_header(stdout, cols, nc);
     for (int k = 0; k < 2; k++)
         for (size_t v = 0; v < N_SEED_VARIANTS; v++) {
             double ours = L->seed_ms[v][k], our_base = L->seed_ms[0][k];
             if (ours <= 0) continue;
-            printf("%-9lld %-13s %10.3f %10.4f %8.1fx %8.1fx %12.1f %12.2f\n", K40_SIZES[k],
-                   SEED_VARIANTS[v].name, SEED_VARIANTS[v].k40_ms[k], ours,
-                   SEED_VARIANTS[v].k40_ms[k] / SEED_VARIANTS[0].k40_ms[k],
-                   our_base > 0 ? ours / our_base : NAN, SEED_VARIANTS[v].k40_tpr[k], L->seed_spr[v][k]);
+            const seed_variant *sv = &SEED_VARIANTS[v];
+            char label[64];
+            snprintf(label, sizeof label, "%lld %s", K40_SIZES[k], sv->name);
+            double vals[] = {sv->k40_ms[k], ours, sv->k40_ms[k] / SEED_VARIANTS[0].k40_ms[k],
+                             our_base > 0 ? ours / our_base : NAN, sv->k40_tpr[k], L->seed_seg[v][k],
+                             L->seed_spr[v][k]};
+            gl_table_line(stdout, cols, nc, label, vals);
         }
-    printf("(K40 'transactions' are nvprof gld_transactions_per_request; ours are 32-byte sectors per\n"
-           " request counted in-program, state loads included: see the handout)\n");
+    printf("(K40 'transactions' are nvprof gld_transactions_per_request, 128-byte segments on Kepler:\n"
+           " compare them with our 128-byte segments per request; our 32-byte sectors per request are\n"
+           " what Nsight Compute reports today. Counted in-program, state loads included: see the handout)\n");
     if (L->big_size > 0)
         printf("non-coalesced / coalesced at n = %lld (%.0f MiB per array): %.1fx\n", L->big_size,
                L->big_size * 4.0 / 1048576.0, L->big_ratio);
@@ -470,7 +439,6 @@ int main(int argc, char **argv)
     }
 
     /* The bandwidth ceiling, measured on the streaming experiment's own arrays. */
-    GL_CHECK(cudaMalloc((void **)&L.d_counts, 3 * sizeof(unsigned long long)));
     arrays S; /* the streaming experiments' arrays; a has MAX_OFFSET extra elements */
     arrays_create(&S, big, MAX_OFFSET, c->seed);
     gl_timing ceil_t = gl_time_memcpy(&L.lab.timer, S.d_c, S.d_a, (size_t)big * 4, &c->timing);
@@ -478,9 +446,9 @@ int main(int argc, char **argv)
     gl_lab_open_report(&L.lab, copy_gbs);
     gl_row ceil_row = gl_row_new("ceiling", "memcpy_d2d", big);
     ceil_row.bytes = ceil_row.working_set_bytes = 8.0 * big;
-    fill_timing(&L, &ceil_row, &ceil_t);
+    gl_lab_fill_timing(&L.lab, &ceil_row, &ceil_t);
     gl_report_row(&L.lab.report, &ceil_row);
-    note_working_set(&L, 8.0 * big);
+    gl_lab_note_working_set(&L.lab, 8.0 * big);
 
     run_stream_experiments(&L, &S);
     arrays_free(&S);
@@ -488,7 +456,6 @@ int main(int argc, char **argv)
     run_groups_experiment(&L, big);
     print_seed_comparison(&L);
 
-    GL_CHECK(cudaFree(L.d_counts));
     printf("\nall %d measured outputs verified against the CPU reference\n", L.lab.report.rows - 1);
     gl_lab_close(&L.lab);
     return GL_EXIT_OK;
