@@ -42,8 +42,16 @@ static inline gl_row gl_row_new(const char *experiment, const char *variant, lon
     return r;
 }
 
+/* The two metric columns of the terminal table (the CSV always has every column). */
+typedef enum {
+    GL_SHOW_SECTORS,   /* sect/rq and model: sectors per request, measured and modelled (lab 01) */
+    GL_SHOW_EFFICIENCY /* eff% and expect: warp execution efficiency, measured and expected (lab 02) */
+} gl_table_metric;
+
 typedef struct {
     const char *lab;
+    gl_table_metric metric; /* set after gl_report_open, before the first row */
+    int header_printed;
     FILE *csv;     /* NULL: no CSV */
     FILE *table;   /* stdout, or stderr when the CSV goes to stdout */
     double copy_gbs;
@@ -72,9 +80,6 @@ static inline int gl_report_open(gl_report *r, const char *lab, const char *csv_
         for (int i = 0; meta && meta[i]; i++) fprintf(r->csv, "# %s\n", meta[i]);
         fprintf(r->csv, "%s\n", GL_CSV_HEADER);
     }
-    fprintf(r->table, "%-9s %-13s %10s %6s %10s %10s %10s %8s %6s %7s %7s %7s %9s\n", "exper.",
-            "variant", "size", "param", "median_ms", "min_ms", "max_ms", "GB/s", "%copy", "ratio",
-            "sect/rq", "model", "checked");
     return 0;
 }
 
@@ -114,17 +119,23 @@ static inline void gl_table_num(FILE *f, int width, const char *fmt, double v)
 static inline void gl_report_row(gl_report *r, const gl_row *x)
 {
     FILE *t = r->table;
+    int eff = r->metric == GL_SHOW_EFFICIENCY;
+    if (!r->header_printed++)
+        fprintf(t, "%-11s %-18s %10s %6s %10s %10s %10s %8s %6s %7s %7s %7s %9s\n", "exper.", "variant",
+                "size", "param", "median_ms", "min_ms", "max_ms", "GB/s", "%copy", "ratio",
+                eff ? "eff%" : "sect/rq", eff ? "expect" : "model", "checked");
     char param[32] = "-";
     if (x->param != GL_NO_PARAM) snprintf(param, sizeof param, "%lld", x->param);
-    fprintf(t, "%-9s %-13s %10lld %6s", x->experiment, x->variant, x->size, param);
+    fprintf(t, "%-11s %-18s %10lld %6s", x->experiment, x->variant, x->size, param);
     gl_table_num(t, 10, "%.4f", x->median_ms);
     gl_table_num(t, 10, "%.4f", x->min_ms);
     gl_table_num(t, 10, "%.4f", x->max_ms);
     gl_table_num(t, 8, "%.1f", x->gbs);
     gl_table_num(t, 6, "%.1f", x->pct_of_copy);
     gl_table_num(t, 7, "%.2f", x->ratio);
-    gl_table_num(t, 7, "%.3f", x->sectors_per_request);
-    gl_table_num(t, 7, "%.3f", x->expected_sectors_per_request);
+    gl_table_num(t, 7, eff ? "%.2f" : "%.3f", eff ? x->warp_exec_efficiency : x->sectors_per_request);
+    gl_table_num(t, 7, eff ? "%.2f" : "%.3f",
+                 eff ? x->expected_warp_exec_efficiency : x->expected_sectors_per_request);
     fprintf(t, " %9lld\n", x->checked);
     fflush(t);
     r->rows++;

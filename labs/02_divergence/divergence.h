@@ -12,7 +12,7 @@
 #define WORK_BLOCK 256   /* threads per block of the other experiments */
 #define PATH_ITERS 512   /* dependent FMAs in one path body of `paths` */
 #define MAX_PATHS 32     /* k = 1, 2, 4, ..., 32 */
-#define DATA_ITERS 256   /* dependent FMAs on the expensive path of `data` */
+#define DATA_ITERS 2048  /* dependent FMAs on the expensive path of `data` */
 #define PRED_ITERS 1024  /* iterations of the short branch in `predication` */
 
 /* Random streams of one run (gl_stream_seed's `stream` argument). */

@@ -156,6 +156,7 @@ static __device__ __forceinline__ int data_branch_body(data_args a, gl_lane_coun
     int expensive = (key >> 26) < a.p64;
     gl_count_branch(c, expensive);
     if (expensive) {
+#pragma unroll 16
         for (int i = 0; i < DATA_ITERS; i++) {
             x = __fmaf_rn(x, 1.00390625f, -0.0078125f);
             gl_count_active(c);
