@@ -88,6 +88,7 @@ for csv in "${csvs[@]}"; do
                 die "gnuplot failed on $gp with $csv:"$'\n'"$err"
             [[ -z $err ]] || echo "$err" >&2
             [[ $err != *"no column with header"* ]] || die "$csv lacks a column that $gp reads"
+            [[ $err != *"no valid points"* ]] || die "$gp plots a series that $csv has no rows for"
             [[ -s $chart.$fmt ]] || die "$gp wrote no $chart.$fmt (or an empty one)"
             written+=("$chart.$fmt")
         done

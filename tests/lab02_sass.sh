@@ -13,7 +13,7 @@ find_cuobjdump() {
     for d in "${CUOBJDUMP_DIR:-}" "$(dirname "$(command -v cuobjdump 2>/dev/null || echo /nonexistent/x)")" \
              /usr/local/cuda/bin "$(dirname "$(command -v nvcc 2>/dev/null || echo /nonexistent/x)")" \
              "$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' 2>/dev/null)/nvidia/cu13/bin" \
-             "$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel 2>/dev/null)/.ci-tools/nvidia/cu13/bin"; do
+             "$(cd "$(dirname "$0")/.." && pwd)/.ci-tools/nvidia/cu13/bin"; do
         [ -n "$d" ] && [ -x "$d/cuobjdump" ] && { echo "$d"; return 0; }
     done
     return 1
