@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define GL_MAX_ONLY 32
 #define GL_DEFAULT_SEED 20261121ULL
@@ -148,6 +150,31 @@ static inline void gl_cli_defaults(gl_cli *c)
     c->timing.budget_ms = 2000.0;
 }
 
+/* An output path the run could not write is refused before any GPU work: its directory must exist
+ * and be writable, and the path must not be a directory. 0 if fine, else a message on err. */
+static inline int gl_cli_check_output(const char *prog, const char *flag, const char *path, FILE *err)
+{
+    char dir[1024];
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(err, "%s: %s '%s': directory '%s' does not exist\n", prog, flag, path, dir);
+        return -1;
+    }
+    if (access(dir, W_OK | X_OK) != 0 && access(path, W_OK) != 0) {
+        fprintf(err, "%s: %s '%s': directory '%s' is not writable\n", prog, flag, path, dir);
+        return -1;
+    }
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(err, "%s: %s '%s' is a directory, not a file\n", prog, flag, path);
+        return -1;
+    }
+    return 0;
+}
+
 /* Returns GL_CLI_RUN, GL_CLI_EXIT_OK (help/list printed) or GL_CLI_USAGE (message on err). */
 static inline int gl_cli_parse(gl_cli *c, const gl_cli_spec *s, int argc, char **argv, FILE *err)
 {
@@ -224,6 +251,7 @@ static inline int gl_cli_parse(gl_cli *c, const gl_cli_spec *s, int argc, char *
                 fprintf(err, "%s: --csv needs a file name or '-'\n", s->prog);
                 return GL_CLI_USAGE;
             }
+            if (strcmp(val, "-") && gl_cli_check_output(s->prog, "--csv", val, err)) return GL_CLI_USAGE;
             c->csv = val;
         } else if (gl_cli_add_only(c, s, val, err)) {
             return GL_CLI_USAGE;

@@ -4,11 +4,13 @@
 #ifndef GL_REPORT_H
 #define GL_REPORT_H
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #define GL_NO_PARAM (-1LL)
 
@@ -56,7 +58,21 @@ typedef struct {
     FILE *table;   /* stdout, or stderr when the CSV goes to stdout */
     double copy_gbs;
     int rows;
+    char path[1024];     /* the --csv path as given */
+    char tmp_path[1040]; /* where a regular file is written until it is complete ("" = path) */
 } gl_report;
+
+/* A CSV that cannot be written ends the run: print the path and the reason, remove a partial
+ * file, exit 1. Called after every write, so a full disk is noticed at the first row. */
+static inline void gl_report_check_write(gl_report *r, int failed)
+{
+    if (!failed && !ferror(r->csv)) return;
+    int err = errno;
+    fprintf(stderr, "%s: cannot write --csv file '%s': %s\n", r->lab, r->path,
+            err ? strerror(err) : "write error");
+    if (r->tmp_path[0]) remove(r->tmp_path);
+    exit(1); /* GL_EXIT_FAIL */
+}
 
 /* `meta` is a NULL-terminated list of "key=value" strings written as '# ' comment lines. */
 static inline int gl_report_open(gl_report *r, const char *lab, const char *csv_path,
@@ -70,15 +86,25 @@ static inline int gl_report_open(gl_report *r, const char *lab, const char *csv_
         r->csv = stdout;
         r->table = stderr;
     } else if (csv_path) {
-        r->csv = fopen(csv_path, "w");
+        /* A regular file (or a new one) is written as PATH.tmp and renamed when complete, so an
+         * interrupted run never leaves a CSV that looks whole; a device or pipe is written as is. */
+        struct stat st;
+        int regular = stat(csv_path, &st) != 0 || S_ISREG(st.st_mode);
+        snprintf(r->path, sizeof r->path, "%s", csv_path);
+        if (regular) snprintf(r->tmp_path, sizeof r->tmp_path, "%s.tmp", csv_path);
+        errno = 0;
+        r->csv = fopen(regular ? r->tmp_path : csv_path, "w");
         if (!r->csv) {
-            fprintf(stderr, "%s: cannot write --csv file '%s'\n", lab, csv_path);
+            fprintf(stderr, "%s: cannot write --csv file '%s': %s\n", lab, csv_path, strerror(errno));
+            r->tmp_path[0] = '\0';
             return -1;
         }
     }
     if (r->csv) {
+        if (!r->path[0]) snprintf(r->path, sizeof r->path, "(standard output)");
         for (int i = 0; meta && meta[i]; i++) fprintf(r->csv, "# %s\n", meta[i]);
         fprintf(r->csv, "%s\n", GL_CSV_HEADER);
+        gl_report_check_write(r, fflush(r->csv) != 0);
     }
     return 0;
 }
@@ -159,12 +185,20 @@ static inline void gl_report_row(gl_report *r, const gl_row *x)
                            x->expected_warp_exec_efficiency, x->divergent_branch_fraction};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) gl_csv_num(f, nums[i]);
     fprintf(f, ",%lld\n", x->checked);
-    fflush(f);
+    gl_report_check_write(r, fflush(f) != 0);
 }
 
+/* Finish the CSV: flush, close, and move PATH.tmp to PATH. Any failure: exit 1 (see above). */
 static inline void gl_report_close(gl_report *r)
 {
-    if (r->csv && r->csv != stdout) fclose(r->csv);
+    if (!r->csv) return;
+    gl_report_check_write(r, fflush(r->csv) != 0);
+    if (r->csv != stdout) {
+        int failed = fclose(r->csv) != 0;
+        r->csv = stdout; /* for the message path of gl_report_check_write: nothing left to flush */
+        if (failed) gl_report_check_write(r, 1);
+        if (r->tmp_path[0] && rename(r->tmp_path, r->path) != 0) gl_report_check_write(r, 1);
+    }
     r->csv = NULL;
 }
 

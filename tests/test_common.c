@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include "check.h"
 #include "gl_cli.h"
 #include "gl_report.h"
@@ -148,6 +149,75 @@ static int parse(gl_cli *c, char *msg, size_t len, int argc, char **argv)
               msg, text);                                                                        \
     } while (0)
 
+/* Run `fn` in a child process with stderr in `msg`; return its exit status (-1: killed). */
+static int in_child(void (*fn)(const char *), const char *arg, char *msg, size_t len)
+{
+    FILE *err = tmpfile();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fileno(err), 2);
+        fn(arg);
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    rewind(err);
+    size_t n = fread(msg, 1, len - 1, err);
+    msg[n] = '\0';
+    fclose(err);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void write_report(const char *path)
+{
+    const char *meta[] = {"lab=test", NULL};
+    gl_report r;
+    if (gl_report_open(&r, "99_test", path, meta)) _exit(7);
+    r.table = fopen("/dev/null", "w");
+    gl_row row = gl_row_new("exp", "v", 1024);
+    for (int i = 0; i < 2000; i++) gl_report_row(&r, &row);
+    gl_report_close(&r);
+}
+
+/* Output that cannot be written is an error with the path in the message; a regular file
+ * appears only when complete (PATH.tmp until then). */
+static void test_csv_errors(void)
+{
+    char msg[2048];
+    int rc = in_child(write_report, "/dev/full", msg, sizeof msg);
+    CHECK(rc == 1, "--csv /dev/full: exit %d", rc);
+    CHECK(strstr(msg, "cannot write --csv file '/dev/full': No space left on device") != NULL, "message: %s", msg);
+    rc = in_child(write_report, "/no/such/dir/x.csv", msg, sizeof msg);
+    CHECK(rc == 7 && strstr(msg, "'/no/such/dir/x.csv': No such file or directory"), "missing dir: %d %s", rc, msg);
+
+    char dir[] = "/tmp/gl_test_out_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    char path[256], tmp[300];
+    snprintf(path, sizeof path, "%s/out.csv", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    const char *meta[] = {"lab=test", NULL};
+    gl_report r;
+    CHECK(gl_report_open(&r, "99_test", path, meta) == 0, "open %s", path);
+    r.table = fopen("/dev/null", "w");
+    gl_row row = gl_row_new("exp", "v", 1024);
+    gl_report_row(&r, &row);
+    CHECK(access(tmp, F_OK) == 0 && access(path, F_OK) != 0, "while writing: only %s exists", tmp);
+    gl_report_close(&r);
+    fclose(r.table);
+    CHECK(access(path, F_OK) == 0 && access(tmp, F_OK) != 0, "after close: only %s exists", path);
+    remove(path);
+    rmdir(dir);
+
+    /* The command line refuses unwritable output paths before any GPU work (exit 2). */
+    FILE *null = fopen("/dev/null", "w");
+    CHECK(gl_cli_check_output("prog", "--csv", "/no/such/dir/x.csv", null) != 0, "missing directory");
+    CHECK(gl_cli_check_output("prog", "--csv", "/tmp", null) != 0, "a directory");
+    CHECK(gl_cli_check_output("prog", "--csv", "/tmp/x.csv", null) == 0, "writable directory");
+    CHECK(gl_cli_check_output("prog", "--csv", "x.csv", null) == 0, "current directory");
+    fclose(null);
+}
+
 static void test_cli(void)
 {
     gl_cli c;
@@ -194,5 +264,6 @@ int main(void)
     test_stats();
     test_csv();
     test_cli();
+    test_csv_errors();
     return check_report("test_common");
 }
