@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "gl_check.h"
 
@@ -57,6 +58,38 @@ static inline void gl_require_match(const char *what, long long mismatches, long
     fprintf(stderr, "VERIFICATION FAILED: %s: %lld of %lld checked elements differ\n", what,
             mismatches, checked);
     exit(GL_EXIT_FAIL);
+}
+
+/* The reference value of output i (ctx: whatever the lab's reference needs). */
+typedef float (*gl_ref_fn)(const void *ctx, uint32_t i);
+
+/* Copy n outputs back from the GPU, require every one written, and compare bit for bit with
+ * ref(ctx, i) either all of them (sample_warps == 0, or n small enough) or the outputs of
+ * `sample_warps` evenly spaced warps of 32. A mismatch exits 1 (gl_require_match). Returns the
+ * number compared. */
+static inline long long gl_verify_warps(const float *d_y, float *h_y, uint32_t n, uint32_t sample_warps,
+                                        gl_ref_fn ref, const void *ctx, const char *what)
+{
+    GL_CHECK(cudaMemcpy(h_y, d_y, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost));
+    gl_require_match(what, gl_count_unwritten_f32(what, h_y, n), n);
+    uint32_t warps = (n + 31) / 32;
+    uint32_t step = sample_warps == 0 || warps <= sample_warps ? 1 : warps / sample_warps;
+    size_t m = (size_t)((warps + step - 1) / step) * 32;
+    float *got = (float *)gl_host_alloc(m * sizeof(float), "check");
+    float *want = (float *)gl_host_alloc(m * sizeof(float), "check");
+    size_t *index = (size_t *)gl_host_alloc(m * sizeof(size_t), "check");
+    size_t k = 0;
+    for (uint32_t w = 0; w < warps; w += step)
+        for (uint32_t i = w * 32; i < w * 32 + 32 && i < n; i++, k++) {
+            index[k] = i;
+            got[k] = h_y[i];
+            want[k] = ref(ctx, i);
+        }
+    gl_require_match(what, gl_compare_exact_f32(what, got, want, index, k), (long long)k);
+    free(got);
+    free(want);
+    free(index);
+    return (long long)k;
 }
 
 #endif

@@ -168,33 +168,28 @@ static void seed_data_free(seed_data *D)
     lab_rng_free(&D->group_rng);
 }
 
+typedef struct {
+    const seed_data *S;
+    seed_pattern p;
+    uint32_t group_elems;
+    uint64_t seed;
+} seed_ref_ctx;
+
+static float seed_ref(const void *ctx, uint32_t tid)
+{
+    const seed_ref_ctx *r = (const seed_ref_ctx *)ctx;
+    const arrays *D = &r->S->x;
+    return ref_seed_output(r->p, D->h_a, D->h_b, D->n, r->group_elems, r->seed, tid);
+}
+
 /* Every output must be written; all outputs (n <= FULL_CHECK_MAX) or SAMPLE_WARPS evenly spaced
  * warps are compared bit for bit with the CPU replay. Returns the number compared. */
 static long long verify_seed(const seed_data *S, seed_pattern p, uint32_t group_elems, uint64_t seed,
                              const char *what)
 {
-    const arrays *D = &S->x;
-    uint32_t n = D->n;
-    GL_CHECK(cudaMemcpy(D->h_c, D->d_c, n * sizeof(float), cudaMemcpyDeviceToHost));
-    gl_require_match(what, gl_count_unwritten_f32(what, D->h_c, n), n);
-    uint32_t warps = n / 32, step = n <= FULL_CHECK_MAX ? 1 : warps / SAMPLE_WARPS;
-    size_t m = (size_t)(warps / step) * 32;
-    float *got = (float *)gl_host_alloc(m * sizeof(float), "check");
-    float *want = (float *)gl_host_alloc(m * sizeof(float), "check");
-    size_t *index = (size_t *)gl_host_alloc(m * sizeof(size_t), "check");
-    size_t k = 0;
-    for (uint32_t w = 0; w < warps && k < m; w += step)
-        for (uint32_t lane = 0; lane < 32; lane++, k++) {
-            uint32_t tid = w * 32 + lane;
-            index[k] = tid;
-            got[k] = D->h_c[tid];
-            want[k] = ref_seed_output(p, D->h_a, D->h_b, n, group_elems, seed, tid);
-        }
-    gl_require_match(what, gl_compare_exact_f32(what, got, want, index, k), (long long)k);
-    free(got);
-    free(want);
-    free(index);
-    return (long long)k;
+    seed_ref_ctx ctx = {S, p, group_elems, seed};
+    uint32_t n = S->x.n;
+    return gl_verify_warps(S->x.d_c, S->x.h_c, n, n <= FULL_CHECK_MAX ? 0 : SAMPLE_WARPS, seed_ref, &ctx, what);
 }
 
 static gl_row measure_seed(lab01 *L, seed_data *D, const char *experiment, const char *variant,

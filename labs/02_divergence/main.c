@@ -110,35 +110,6 @@ static void measure_lanes(lab02 *L, gl_count_fn fn, void *ctx, const lane_model 
     if (want->branches > 0) row->divergent_branch_fraction = h[2] ? (double)h[3] / h[2] : NAN;
 }
 
-/* Compare the outputs of `warps` evenly spaced warps (all when `all`) with ref(i); every output
- * must have been written. Returns the number compared. */
-typedef float (*ref_fn)(const void *ctx, uint32_t i);
-
-static long long verify(const float *d_y, float *h_y, uint32_t n, int all, ref_fn ref, const void *ctx,
-                        const char *what)
-{
-    GL_CHECK(cudaMemcpy(h_y, d_y, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost));
-    gl_require_match(what, gl_count_unwritten_f32(what, h_y, n), n);
-    uint32_t warps = n / 32, step = all || warps <= SAMPLE_WARPS ? 1 : warps / SAMPLE_WARPS;
-    size_t m = (size_t)((warps + step - 1) / step) * 32;
-    float *got = (float *)gl_host_alloc(m * sizeof(float), "check");
-    float *want = (float *)gl_host_alloc(m * sizeof(float), "check");
-    size_t *index = (size_t *)gl_host_alloc(m * sizeof(size_t), "check");
-    size_t k = 0;
-    for (uint32_t w = 0; w < warps; w += step)
-        for (uint32_t lane = 0; lane < 32; lane++, k++) {
-            uint32_t i = w * 32 + lane;
-            index[k] = i;
-            got[k] = h_y[i];
-            want[k] = ref(ctx, i);
-        }
-    gl_require_match(what, gl_compare_exact_f32(what, got, want, index, k), (long long)k);
-    free(got);
-    free(want);
-    free(index);
-    return (long long)k;
-}
-
 /* Random floats of stream `stream`, on the host and the GPU, and an output buffer for each. */
 typedef struct {
     uint32_t n;
@@ -219,7 +190,7 @@ static void run_seed_size(lab02 *L, uint32_t n)
         char what[96];
         snprintf(what, sizeof what, "seed/%s n=%u", sv->name, n);
         seed_ref_ctx ref = {sv->kind, A.h_x, B.h_x};
-        row.checked = verify(A.d_y, A.h_y, n, 1, seed_ref, &ref, what);
+        row.checked = gl_verify_warps(A.d_y, A.h_y, n, 0, seed_ref, &ref, what);
         report(L, &row);
         if (n == K40_SIZE) {
             L->seed_ms[v] = row.median_ms;
@@ -301,7 +272,7 @@ static void run_paths(lab02 *L, uint32_t n)
             char what[96];
             snprintf(what, sizeof what, "paths/%s k=%u n=%u", pv->name, k, n);
             paths_ref_ctx ref = {pv->kind, k, W.h_x};
-            row.checked = verify(W.d_y, W.h_y, n, 0, paths_ref, &ref, what);
+            row.checked = gl_verify_warps(W.d_y, W.h_y, n, SAMPLE_WARPS, paths_ref, &ref, what);
             report(L, &row);
             L->paths_ms[v][e] = row.median_ms;
             L->paths_eff[v][e] = row.warp_exec_efficiency;
@@ -437,7 +408,7 @@ static void run_data(lab02 *L, uint32_t n)
             char what[96];
             snprintf(what, sizeof what, "data/%s p=%u/64 n=%u", row.variant, p64, n);
             data_ref_ctx ref = {h, p64};
-            row.checked = verify(W.d_y, W.h_y, n, 0, data_ref, &ref, what);
+            row.checked = gl_verify_warps(W.d_y, W.h_y, n, SAMPLE_WARPS, data_ref, &ref, what);
             report(L, &row);
             L->data_ms[s][i] = row.median_ms;
             L->data_eff[s][i] = row.warp_exec_efficiency;
@@ -532,7 +503,7 @@ static void run_predication(lab02 *L, uint32_t n)
         char what[96];
         snprintf(what, sizeof what, "predication/%s n=%u", pv->name, n);
         pred_ref_ctx ref = {pv->kind, W.h_x};
-        row.checked = verify(W.d_y, W.h_y, n, 0, pred_ref, &ref, what);
+        row.checked = gl_verify_warps(W.d_y, W.h_y, n, SAMPLE_WARPS, pred_ref, &ref, what);
         report(L, &row);
     }
     work_arrays_free(&W);
