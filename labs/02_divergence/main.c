@@ -482,7 +482,7 @@ static void run_predication(lab02 *L, uint32_t n)
     int any = 0;
     for (size_t v = 0; v < N_PRED; v++) any |= gl_cli_selected(c, "predication", PRED_VARIANTS[v].name);
     if (!any) return;
-    gl_lab_heading("predication", "x = cond ? fma(x, .5, .25) : fma(x, -.5, .75), %d iterations, "
+    gl_lab_heading("predication", "x = cond ? fma(x, 1.00098, 0.25) : fma(x, -1, 0.5), %d iterations, "
                                   "n = %u; ratio: pred_* / pred_uniform, branch_divergent / branch_uniform",
                    PRED_ITERS, n);
     work_arrays W;
