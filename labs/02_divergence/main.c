@@ -560,8 +560,10 @@ int main(int argc, char **argv)
         sizes[n_sizes++] = K40_SIZE;
         if (!c->quick) sizes[n_sizes++] = (long long)gl_dram_elems(&L.lab.dev, sizeof(float));
     }
-    size_t need = (size_t)sizes[n_sizes - 1] * 3 * sizeof(float);
-    if (need < (size_t)work * 16) need = (size_t)work * 16;
+    /* GPU bytes: the seed's a, b and outputs (4 arrays of floats); data's keys, sorted keys,
+     * output and CUB's scratch (about another n words): 5 words per element. */
+    size_t need = (size_t)sizes[n_sizes - 1] * 4 * sizeof(float);
+    if (need < (size_t)work * 20) need = (size_t)work * 20;
     if (need > L.lab.dev.mem_bytes) {
         fprintf(stderr, "%s: --size %lld needs %.1f GiB of GPU memory; this GPU has %.1f GiB: use a smaller --size\n",
                 PROG, c->size, need / 1073741824.0, L.lab.dev.mem_bytes / 1073741824.0);
