@@ -44,9 +44,17 @@ if ((reference)); then
     ((${#csvs[@]})) || die "no reference results NN_name.csv in $data"
 else
     mkdir -p "$out/data"
-    for dir in "$build"/labs/[0-9][0-9]_*/; do
+    labdirs=("$build"/labs/[0-9][0-9]_*/)
+    total=${#labdirs[@]} done_labs=0 start=$SECONDS
+    for dir in "${labdirs[@]}"; do
         [[ -d $dir ]] || continue
         lab=$(basename "$dir")
+        # Progress: lab i of N, time so far, and the rest estimated at the pace so far.
+        elapsed=$((SECONDS - start))
+        eta=""
+        ((done_labs > 0)) && eta=", about $((elapsed * (total - done_labs) / done_labs)) s left at this pace"
+        echo "[$((done_labs + 1))/$total] $lab (${elapsed} s so far$eta)"
+        done_labs=$((done_labs + 1))
         # The lab executable: the one executable file without a dot (meson's own files have one).
         mapfile -t exes < <(find "$dir" -maxdepth 1 -type f -executable ! -name '*.*')
         ((${#exes[@]} == 1)) || die "expected one lab executable in $dir, found ${#exes[@]}"
