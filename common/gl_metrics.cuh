@@ -13,12 +13,18 @@ typedef struct {
     unsigned long long requests, sectors, segments;
 } gl_load_counts;
 
+/* The lane that acts for its warp (atomics, per-warp counts): the lowest active one. */
+static __device__ __forceinline__ unsigned int gl_lowest_active_lane(unsigned int active)
+{
+    return (unsigned int)__ffs(active) - 1u;
+}
+
 /* Number of distinct values of key among the active lanes (every lane gets the same answer). */
 static __device__ __forceinline__ unsigned int gl_warp_unique(unsigned int active, unsigned long long key)
 {
     unsigned int same = __match_any_sync(active, key);
     unsigned int lane = threadIdx.x & 31u;
-    unsigned int leader = __ffs(same) - 1u; /* lowest lane holding this key */
+    unsigned int leader = gl_lowest_active_lane(same); /* lowest lane holding this key */
     return __popc(__ballot_sync(active, leader == lane));
 }
 
@@ -37,7 +43,7 @@ static __device__ __forceinline__ void gl_count_load(gl_load_counts *c, const vo
 static __device__ __forceinline__ void gl_count_flush(const gl_load_counts *c, unsigned long long *totals)
 {
     unsigned int active = __activemask();
-    if ((threadIdx.x & 31u) == (unsigned int)(__ffs(active) - 1)) {
+    if ((threadIdx.x & 31u) == gl_lowest_active_lane(active)) {
         atomicAdd(&totals[0], c->requests);
         atomicAdd(&totals[1], c->sectors);
         atomicAdd(&totals[2], c->segments);
@@ -56,11 +62,6 @@ static __device__ __forceinline__ void gl_count_flush(const gl_load_counts *c, u
 typedef struct {
     unsigned long long lane_units, warp_units, branches, divergent;
 } gl_lane_counts;
-
-static __device__ __forceinline__ unsigned int gl_lowest_active_lane(unsigned int active)
-{
-    return (unsigned int)__ffs(active) - 1u;
-}
 
 static __device__ __forceinline__ void gl_count_active(gl_lane_counts *c)
 {
