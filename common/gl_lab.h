@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "gl_check.h"
 #include "gl_cli.h"
 #include "gl_device.h"
@@ -58,7 +59,35 @@ static inline const char *gl_commit(void)
 }
 
 /* Start the report once the bandwidth ceiling is known; exits 1 if the CSV cannot be written. */
+static inline const char *const *gl_lab_meta(const gl_lab *L, double copy_gbs);
+
 static inline void gl_lab_open_report(gl_lab *L, double copy_gbs)
+{
+    if (gl_report_open(&L->report, L->name, L->cli.csv, gl_lab_meta(L, copy_gbs))) exit(GL_EXIT_FAIL);
+    L->report.copy_gbs = copy_gbs;
+}
+
+/* A second output file beside the CSV (e.g. per-warp records): --csv DIR/NAME.csv gives
+ * DIR/NAME<suffix>, with the same '# key=value' lines and then `header`. Returns 0 when opened,
+ * 1 when there is no CSV file to put it beside (no --csv, or --csv -). Exits 1 if it cannot be
+ * written. Close with gl_out_close. */
+static inline int gl_lab_open_beside(gl_lab *L, gl_out_file *o, const char *suffix, const char *header)
+{
+    const char *csv = L->cli.csv;
+    if (!csv || !strcmp(csv, "-")) return 1;
+    char path[1024];
+    size_t len = strlen(csv);
+    if (len > 4 && !strcmp(csv + len - 4, ".csv")) len -= 4;
+    snprintf(path, sizeof path, "%.*s%s", (int)len, csv, suffix);
+    if (gl_out_open(o, L->name, "--csv (beside)", path)) exit(GL_EXIT_FAIL);
+    gl_write_meta(o, gl_lab_meta(L, L->report.copy_gbs));
+    fprintf(o->f, "%s\n", header);
+    gl_out_check(o, 0);
+    return 0;
+}
+
+/* The '# key=value' lines of every file a lab writes: which GPU, driver, CUDA, date, commit, seed. */
+static inline const char *const *gl_lab_meta(const gl_lab *L, double copy_gbs)
 {
     static char buf[16][320];
     char date[32];
@@ -81,11 +110,10 @@ static inline void gl_lab_open_report(gl_lab *L, double copy_gbs)
     snprintf(buf[k++], sizeof buf[0], "quick=%d", L->cli.quick);
     snprintf(buf[k++], sizeof buf[0], "timing=median of reps (min, max); time per launch; l2 column: "
                                       "warm = not flushed between reps");
-    const char *meta[17];
+    static const char *meta[17];
     for (int i = 0; i < k; i++) meta[i] = buf[i];
     meta[k] = NULL;
-    if (gl_report_open(&L->report, L->name, L->cli.csv, meta)) exit(GL_EXIT_FAIL);
-    L->report.copy_gbs = copy_gbs;
+    return meta;
 }
 
 static inline void gl_lab_close(gl_lab *L)

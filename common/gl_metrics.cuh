@@ -91,6 +91,57 @@ static __device__ __forceinline__ void gl_lane_flush(const gl_lane_counts *c, un
     if (c->divergent) atomicAdd(&totals[3], c->divergent);
 }
 
+/* Residency records (Lab 03): where and when each warp ran, for SM efficiency, achieved occupancy
+ * and the per-SM timeline (common/gl_residency.h turns them into numbers). Lane 0 of every warp
+ * reads %globaltimer (ns) when the warp starts its body and again when it is done, and writes
+ * GL_WARP_RECORD_WORDS words at the warp's index in the launch: start, end, and (SM id << 32 |
+ * warp slot on the SM). Blocks must be whole warps, launched as a 1D grid. */
+#include "gl_residency.h" /* GL_WARP_RECORD_WORDS, and the host side of the records */
+
+typedef struct {
+    unsigned long long start;
+} gl_warp_clock;
+
+static __device__ __forceinline__ unsigned long long gl_globaltimer(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+static __device__ __forceinline__ unsigned int gl_smid(void)
+{
+    unsigned int v;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(v));
+    return v;
+}
+
+static __device__ __forceinline__ unsigned int gl_warp_slot(void)
+{
+    unsigned int v;
+    asm volatile("mov.u32 %0, %%warpid;" : "=r"(v));
+    return v;
+}
+
+/* At the top of a body: remember when this warp started (nothing when c is NULL). */
+static __device__ __forceinline__ void gl_warp_begin(gl_warp_clock *c)
+{
+    if (c) c->start = gl_globaltimer();
+}
+
+/* GL_KERNEL_PAIR's flush: once the whole warp is done, lane 0 writes the warp's record. */
+static __device__ __forceinline__ void gl_warp_record(const gl_warp_clock *c, unsigned long long *records)
+{
+    __syncwarp();
+    if ((threadIdx.x & 31u) != 0u) return;
+    unsigned long long end = gl_globaltimer();
+    size_t warp = (size_t)blockIdx.x * (blockDim.x / 32u) + threadIdx.x / 32u;
+    unsigned long long *r = records + warp * GL_WARP_RECORD_WORDS;
+    r[0] = c->start;
+    r[1] = end;
+    r[2] = ((unsigned long long)gl_smid() << 32) | gl_warp_slot();
+}
+
 /* GL_KERNEL_PAIR(name, args_type, counts_type, flush): the timed kernel `name` and its counting
  * twin `count_name` around one body `name_body(args_type a, counts_type *c)`. The timed kernel
  * passes NULL, so no counting code survives inlining; the twin passes a zeroed counter in
@@ -102,6 +153,19 @@ static __device__ __forceinline__ void gl_lane_flush(const gl_lane_counts *c, un
         counts_type c;                                                                      \
         memset(&c, 0, sizeof c);                                                            \
         if (name##_body(a, &c)) flush(&c, a.counts);                                        \
+    }
+
+
+/* GL_KERNEL_RECORDED(name, args_type): one kernel `name` around `name_body(args_type a,
+ * gl_warp_clock *c)` that writes residency records when a.counts is non-NULL (a uniform branch
+ * decided at launch; the start time is always read, one register). Residency is measured on the
+ * very kernel that is timed: a separate twin is compiled separately and can get a different
+ * register count - and so a different occupancy. */
+#define GL_KERNEL_RECORDED(name, args_type)                                                 \
+    static __global__ void name(args_type a)                                                \
+    {                                                                                       \
+        gl_warp_clock c;                                                                    \
+        if (name##_body(a, &c) && a.counts) gl_warp_record(&c, a.counts);                   \
     }
 
 #endif

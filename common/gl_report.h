@@ -19,7 +19,8 @@
     "max_ms,gbs,pct_of_copy,ratio,requests,sectors_per_request,expected_sectors_per_request,"      \
     "segments_per_request,expected_segments_per_request,warp_exec_efficiency,achieved_occupancy,"  \
     "theoretical_occupancy,sm_efficiency,expected_warp_exec_efficiency,divergent_branch_fraction,"   \
-    "checked"
+    "threads_per_block,blocks,registers_per_thread,smem_per_block,blocks_per_sm,api_blocks_per_sm,"    \
+    "smsp_efficiency,gflops,checked"
 
 typedef struct {
     const char *experiment, *variant;
@@ -34,44 +35,124 @@ typedef struct {
     double segments_per_request, expected_segments_per_request;
     double warp_exec_efficiency, achieved_occupancy, theoretical_occupancy, sm_efficiency;
     double expected_warp_exec_efficiency, divergent_branch_fraction;
+    /* launch shape and residency (lab 03): blocks_per_sm from the lab's calculator, api_ from
+     * cudaOccupancyMaxActiveBlocksPerMultiprocessor; smsp_efficiency per SM sub-partition */
+    double threads_per_block, blocks, registers_per_thread, smem_per_block;
+    double blocks_per_sm, api_blocks_per_sm, smsp_efficiency, gflops;
     long long checked; /* outputs compared with the CPU reference */
 } gl_row;
 
 static inline gl_row gl_row_new(const char *experiment, const char *variant, long long size)
 {
-    gl_row r = {experiment, variant, size, GL_NO_PARAM, NAN, NAN, "warm", 0, 0, NAN, NAN, NAN,
-                NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0};
+    gl_row r;
+    memset(&r, 0, sizeof r);
+    r.experiment = experiment;
+    r.variant = variant;
+    r.size = size;
+    r.param = GL_NO_PARAM;
+    r.l2 = "warm";
+    double *nan_fields[] = {&r.bytes, &r.working_set_bytes, &r.median_ms, &r.min_ms, &r.max_ms, &r.gbs,
+                            &r.pct_of_copy, &r.ratio, &r.requests, &r.sectors_per_request,
+                            &r.expected_sectors_per_request, &r.segments_per_request,
+                            &r.expected_segments_per_request, &r.warp_exec_efficiency,
+                            &r.achieved_occupancy, &r.theoretical_occupancy, &r.sm_efficiency,
+                            &r.expected_warp_exec_efficiency, &r.divergent_branch_fraction,
+                            &r.threads_per_block, &r.blocks, &r.registers_per_thread, &r.smem_per_block,
+                            &r.blocks_per_sm, &r.api_blocks_per_sm, &r.smsp_efficiency, &r.gflops};
+    for (size_t i = 0; i < sizeof nan_fields / sizeof nan_fields[0]; i++) *nan_fields[i] = NAN;
     return r;
 }
 
 /* The two metric columns of the terminal table (the CSV always has every column). */
 typedef enum {
-    GL_SHOW_SECTORS,   /* sect/rq and model: sectors per request, measured and modelled (lab 01) */
-    GL_SHOW_EFFICIENCY /* eff% and expect: warp execution efficiency, measured and expected (lab 02) */
+    GL_SHOW_SECTORS,    /* sect/rq and model: sectors per request, measured and modelled (lab 01) */
+    GL_SHOW_EFFICIENCY, /* eff% and expect: warp execution efficiency, measured and expected (lab 02) */
+    GL_SHOW_OCCUPANCY   /* occ% and SMeff%: achieved occupancy and SM efficiency, measured (lab 03) */
 } gl_table_metric;
+
+/* An output file that is complete or absent: a regular file (or a new one) is written as
+ * PATH.tmp and renamed when closed, so an interrupted run never leaves a file that looks whole;
+ * a device or pipe is written as is. Every write is checked: a failure prints the path and the
+ * reason, removes the partial file and exits 1. */
+typedef struct {
+    FILE *f;
+    const char *prog; /* for messages */
+    const char *flag; /* the option that named the file, e.g. "--csv" */
+    char path[1024];
+    char tmp_path[1040]; /* "" = written in place */
+} gl_out_file;
+
+static inline void gl_out_check(gl_out_file *o, int failed)
+{
+    if (!failed && !ferror(o->f)) return;
+    int err = errno;
+    fprintf(stderr, "%s: cannot write %s file '%s': %s\n", o->prog, o->flag, o->path,
+            err ? strerror(err) : "write error");
+    if (o->tmp_path[0]) remove(o->tmp_path);
+    exit(1); /* GL_EXIT_FAIL */
+}
+
+/* Open `path` for writing; prints the reason and returns -1 on failure. */
+static inline int gl_out_open(gl_out_file *o, const char *prog, const char *flag, const char *path)
+{
+    memset(o, 0, sizeof *o);
+    o->prog = prog;
+    o->flag = flag;
+    struct stat st;
+    int regular = stat(path, &st) != 0 || S_ISREG(st.st_mode);
+    snprintf(o->path, sizeof o->path, "%s", path);
+    if (regular) snprintf(o->tmp_path, sizeof o->tmp_path, "%s.tmp", path);
+    errno = 0;
+    o->f = fopen(regular ? o->tmp_path : path, "w");
+    if (!o->f) {
+        fprintf(stderr, "%s: cannot write %s file '%s': %s\n", prog, flag, path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Write to standard output instead (checked the same way, never closed). */
+static inline void gl_out_stdout(gl_out_file *o, const char *prog, const char *flag)
+{
+    memset(o, 0, sizeof *o);
+    o->prog = prog;
+    o->flag = flag;
+    o->f = stdout;
+    snprintf(o->path, sizeof o->path, "(standard output)");
+}
+
+/* Flush, close and rename into place; any failure exits 1 (gl_out_check). */
+static inline void gl_out_close(gl_out_file *o)
+{
+    if (!o->f) return;
+    gl_out_check(o, fflush(o->f) != 0);
+    if (o->f != stdout) {
+        int failed = fclose(o->f) != 0;
+        o->f = stdout; /* for gl_out_check's message path: nothing left to flush */
+        if (failed) gl_out_check(o, 1);
+        if (o->tmp_path[0] && rename(o->tmp_path, o->path) != 0) gl_out_check(o, 1);
+    }
+    o->f = NULL;
+}
 
 typedef struct {
     const char *lab;
     gl_table_metric metric; /* set after gl_report_open, before the first row */
     int header_printed;
-    FILE *csv;     /* NULL: no CSV */
-    FILE *table;   /* stdout, or stderr when the CSV goes to stdout */
+    gl_out_file out; /* out.f == NULL: no CSV */
+    FILE *csv;       /* out.f */
+    FILE *table;     /* stdout, or stderr when the CSV goes to stdout */
     double copy_gbs;
     int rows;
-    char path[1024];     /* the --csv path as given */
-    char tmp_path[1040]; /* where a regular file is written until it is complete ("" = path) */
 } gl_report;
 
-/* A CSV that cannot be written ends the run: print the path and the reason, remove a partial
- * file, exit 1. Called after every write, so a full disk is noticed at the first row. */
-static inline void gl_report_check_write(gl_report *r, int failed)
+/* A CSV that cannot be written ends the run (see gl_out_check). */
+static inline void gl_report_check_write(gl_report *r, int failed) { gl_out_check(&r->out, failed); }
+
+/* Write the '# key=value' lines of a NULL-terminated `meta` list. */
+static inline void gl_write_meta(gl_out_file *o, const char *const *meta)
 {
-    if (!failed && !ferror(r->csv)) return;
-    int err = errno;
-    fprintf(stderr, "%s: cannot write --csv file '%s': %s\n", r->lab, r->path,
-            err ? strerror(err) : "write error");
-    if (r->tmp_path[0]) remove(r->tmp_path);
-    exit(1); /* GL_EXIT_FAIL */
+    for (int i = 0; meta && meta[i]; i++) fprintf(o->f, "# %s\n", meta[i]);
 }
 
 /* `meta` is a NULL-terminated list of "key=value" strings written as '# ' comment lines. */
@@ -83,26 +164,14 @@ static inline int gl_report_open(gl_report *r, const char *lab, const char *csv_
     r->table = stdout;
     r->copy_gbs = NAN;
     if (csv_path && !strcmp(csv_path, "-")) {
-        r->csv = stdout;
+        gl_out_stdout(&r->out, lab, "--csv");
         r->table = stderr;
-    } else if (csv_path) {
-        /* A regular file (or a new one) is written as PATH.tmp and renamed when complete, so an
-         * interrupted run never leaves a CSV that looks whole; a device or pipe is written as is. */
-        struct stat st;
-        int regular = stat(csv_path, &st) != 0 || S_ISREG(st.st_mode);
-        snprintf(r->path, sizeof r->path, "%s", csv_path);
-        if (regular) snprintf(r->tmp_path, sizeof r->tmp_path, "%s.tmp", csv_path);
-        errno = 0;
-        r->csv = fopen(regular ? r->tmp_path : csv_path, "w");
-        if (!r->csv) {
-            fprintf(stderr, "%s: cannot write --csv file '%s': %s\n", lab, csv_path, strerror(errno));
-            r->tmp_path[0] = '\0';
-            return -1;
-        }
+    } else if (csv_path && gl_out_open(&r->out, lab, "--csv", csv_path)) {
+        return -1;
     }
+    r->csv = r->out.f;
     if (r->csv) {
-        if (!r->path[0]) snprintf(r->path, sizeof r->path, "(standard output)");
-        for (int i = 0; meta && meta[i]; i++) fprintf(r->csv, "# %s\n", meta[i]);
+        gl_write_meta(&r->out, meta);
         fprintf(r->csv, "%s\n", GL_CSV_HEADER);
         gl_report_check_write(r, fflush(r->csv) != 0);
     }
@@ -145,11 +214,15 @@ static inline void gl_table_num(FILE *f, int width, const char *fmt, double v)
 static inline void gl_report_row(gl_report *r, const gl_row *x)
 {
     FILE *t = r->table;
-    int eff = r->metric == GL_SHOW_EFFICIENCY;
+    static const char *const heads[][2] = {{"sect/rq", "model"}, {"eff%", "expect"}, {"occ%", "SMeff%"}};
+    const double metric[][2] = {{x->sectors_per_request, x->expected_sectors_per_request},
+                                {x->warp_exec_efficiency, x->expected_warp_exec_efficiency},
+                                {x->achieved_occupancy, x->sm_efficiency}};
+    const char *fmt = r->metric == GL_SHOW_SECTORS ? "%.3f" : r->metric == GL_SHOW_EFFICIENCY ? "%.2f" : "%.1f";
     if (!r->header_printed++)
         fprintf(t, "%-11s %-18s %10s %6s %10s %10s %10s %8s %6s %7s %7s %7s %9s\n", "exper.", "variant",
                 "size", "param", "median_ms", "min_ms", "max_ms", "GB/s", "%copy", "ratio",
-                eff ? "eff%" : "sect/rq", eff ? "expect" : "model", "checked");
+                heads[r->metric][0], heads[r->metric][1], "checked");
     char param[32] = "-";
     if (x->param != GL_NO_PARAM) snprintf(param, sizeof param, "%lld", x->param);
     fprintf(t, "%-11s %-18s %10lld %6s", x->experiment, x->variant, x->size, param);
@@ -159,9 +232,8 @@ static inline void gl_report_row(gl_report *r, const gl_row *x)
     gl_table_num(t, 8, "%.1f", x->gbs);
     gl_table_num(t, 6, "%.1f", x->pct_of_copy);
     gl_table_num(t, 7, "%.2f", x->ratio);
-    gl_table_num(t, 7, eff ? "%.2f" : "%.3f", eff ? x->warp_exec_efficiency : x->sectors_per_request);
-    gl_table_num(t, 7, eff ? "%.2f" : "%.3f",
-                 eff ? x->expected_warp_exec_efficiency : x->expected_sectors_per_request);
+    gl_table_num(t, 7, fmt, metric[r->metric][0]);
+    gl_table_num(t, 7, fmt, metric[r->metric][1]);
     fprintf(t, " %9lld\n", x->checked);
     fflush(t);
     r->rows++;
@@ -182,7 +254,9 @@ static inline void gl_report_row(gl_report *r, const gl_row *x)
                            x->segments_per_request, x->expected_segments_per_request,
                            x->warp_exec_efficiency, x->achieved_occupancy,
                            x->theoretical_occupancy, x->sm_efficiency,
-                           x->expected_warp_exec_efficiency, x->divergent_branch_fraction};
+                           x->expected_warp_exec_efficiency, x->divergent_branch_fraction,
+                           x->threads_per_block, x->blocks, x->registers_per_thread, x->smem_per_block,
+                           x->blocks_per_sm, x->api_blocks_per_sm, x->smsp_efficiency, x->gflops};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) gl_csv_num(f, nums[i]);
     fprintf(f, ",%lld\n", x->checked);
     gl_report_check_write(r, fflush(f) != 0);
@@ -191,14 +265,7 @@ static inline void gl_report_row(gl_report *r, const gl_row *x)
 /* Finish the CSV: flush, close, and move PATH.tmp to PATH. Any failure: exit 1 (see above). */
 static inline void gl_report_close(gl_report *r)
 {
-    if (!r->csv) return;
-    gl_report_check_write(r, fflush(r->csv) != 0);
-    if (r->csv != stdout) {
-        int failed = fclose(r->csv) != 0;
-        r->csv = stdout; /* for the message path of gl_report_check_write: nothing left to flush */
-        if (failed) gl_report_check_write(r, 1);
-        if (r->tmp_path[0] && rename(r->tmp_path, r->path) != 0) gl_report_check_write(r, 1);
-    }
+    gl_out_close(&r->out);
     r->csv = NULL;
 }
 

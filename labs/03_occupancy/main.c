@@ -1,0 +1,648 @@
+/* main.c - Lab 03: occupancy and SM efficiency.
+ *
+ * Experiments (run `occupancy --list`):
+ *   seed     the seed's vector_add for 32 .. 262144 elements under launch scenarios S1 and S2
+ *   limits   block size, registers per thread, shared memory per block: what caps resident warps
+ *   latency  a memory-bound and a compute-bound kernel from 1 to 64 warps per SM
+ *   tail     grids of w waves - 1, w waves, w waves + 1 blocks; a grid-stride loop beside them
+ * Every launch: the lab's occupancy calculator against cudaOccupancyMaxActiveBlocksPerMultiprocessor
+ * (a difference ends the run), a recorded launch (residency per warp: achieved occupancy, SM
+ * efficiency), poisoned output, timing, and the output checked against the CPU reference. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "occupancy.h"
+#include "gl_lab.h"
+#include "gl_residency.h"
+#include "gl_verify.h"
+
+#define PROG "occupancy"
+#define SAMPLE_WARPS 1024u /* long-running outputs: this many warps compared bit for bit */
+#define SEED_MAX 262144u   /* the seed's sizes 32 .. 65536, then until S1 and S2 coincide */
+#define TIMELINE_HEADER "experiment,variant,size,warp,sm,slot,start_us,end_us"
+
+static const gl_name NAMES[] = {
+    {"seed", "the seed's vector_add, 32 .. 262144 elements, two launch scenarios (variants below)"},
+    {"S1", "  seed: threads/block = size up to 1024 (few, full blocks)"},
+    {"S2", "  seed: one block per SM first (32-thread blocks), then grow the block"},
+    {"limits", "what caps resident warps, one resource at a time (variants below)"},
+    {"block_size", "  limits: threads per block 32 .. 1024"},
+    {"registers", "  limits: registers per thread (kernels with 8 .. 224 live accumulators)"},
+    {"smem", "  limits: dynamic shared memory per block, 0 .. the opt-in maximum"},
+    {"latency", "when occupancy matters: 1 .. 64 warps per SM (variants below)"},
+    {"stream", "  latency: y = 2x + 1, 4-byte loads (memory-bound, >= 4x L2)"},
+    {"stream_ilp4", "  latency: the same, 4 loads in flight per thread"},
+    {"stream_vec4", "  latency: the same, 16-byte loads"},
+    {"stream_vec4_ilp4", "  latency: the same, 16-byte loads, 4 in flight"},
+    {"fma", "  latency: dependent FMA chain per element (compute-bound)"},
+    {"fma_ilp4", "  latency: 4 independent FMA chains per thread"},
+    {"tail", "the partial last wave (variants below)"},
+    {"chunks", "  tail: one block per chunk, w waves - 1, w waves, w waves + 1 chunks"},
+    {"grid_stride", "  tail: the same elements, one wave of blocks looping over them"},
+};
+
+static const gl_cli_spec SPEC = {
+    PROG,
+    "Lab 03: occupancy and SM efficiency (launch shape, resource limits, latency hiding, tails)",
+    NAMES,
+    (int)(sizeof NAMES / sizeof NAMES[0]),
+    1 << 20,
+    1LL << 28,
+    "elements of the memory-bound latency arrays, a multiple of 4096",
+};
+
+/* The seed document's Tesla K40 table (15 SMX, treated as 16): per size, S1 then S2. */
+typedef struct {
+    unsigned size;
+    double sm_eff[2], theo[2], achieved[2], ms[2];
+} k40_row;
+
+static const k40_row K40[] = {
+    {32, {6.54, 6.55}, {25, 25}, {1.5, 1.5}, {0.35, 0.35}},
+    {64, {6.54, 12.46}, {50, 25}, {2.9, 1.5}, {0.41, 0.41}},
+    {128, {6.54, 18.83}, {100, 25}, {4.3, 1.5}, {0.69, 0.69}},
+    {256, {6.54, 37.17}, {100, 25}, {8.8, 1.5}, {0.70, 0.69}},
+    {512, {6.54, 68.48}, {100, 25}, {17, 1.6}, {0.71, 0.69}},
+    {1024, {6.54, 78.32}, {100, 50}, {35, 2.8}, {0.74, 0.70}},
+    {2048, {13.15, 96.32}, {100, 100}, {35, 4.7}, {0.75, 0.70}},
+    {4096, {26.26, 95.91}, {100, 100}, {35, 9.4}, {0.75, 0.72}},
+    {8192, {52.41, 95.10}, {100, 100}, {35, 18}, {0.75, 0.74}},
+    {16384, {83.29, 83.28}, {100, 100}, {39, 39}, {0.91, 0.91}},
+    {32768, {62.07, 62.11}, {100, 100}, {72, 72}, {1.6, 1.6}},
+    {65536, {72.80, 72.80}, {100, 100}, {77, 75}, {2.49, 2.49}},
+};
+#define N_K40 (sizeof K40 / sizeof K40[0])
+#define N_SEED_SIZES 14 /* 32 .. 262144 */
+
+/* latency: resident warps per SM, set by the block size and blocks per SM (shared memory). */
+static const int LATENCY_WARPS[] = {1, 2, 4, 8, 16, 32, 64};
+#define N_LAT (sizeof LATENCY_WARPS / sizeof LATENCY_WARPS[0])
+
+typedef struct {
+    const char *name;
+    work_kernel kernel;
+    int memory_bound; /* GB/s against the copy; else GFLOP/s */
+} latency_variant;
+
+static const latency_variant LATENCY_VARIANTS[] = {
+    {"stream", K_STREAM, 1},       {"stream_ilp4", K_STREAM_ILP4, 1}, {"stream_vec4", K_STREAM_VEC4, 1},
+    {"stream_vec4_ilp4", K_STREAM_VEC4_ILP4, 1}, {"fma", K_FMA, 0}, {"fma_ilp4", K_FMA_ILP4, 0},
+};
+#define N_LAT_VARIANTS (sizeof LATENCY_VARIANTS / sizeof LATENCY_VARIANTS[0])
+
+static const int BLOCK_SIZES[] = {32, 64, 96, 128, 192, 256, 384, 512, 640, 768, 896, 1024};
+static const work_kernel REG_KERNELS[] = {K_REGS_8, K_REGS_32, K_REGS_64, K_REGS_96, K_REGS_128, K_REGS_160, K_REGS_224};
+static const int SMEM_KB[] = {0, 8, 16, 24, 32, 40, 48, 64, 72, 96, 112, 160, -1}; /* -1: opt-in max */
+
+typedef struct {
+    gl_lab lab;
+    occ_device occ;
+    int max_warps; /* per SM */
+    gl_out_file timeline;
+    int has_timeline;
+    double seed_ms[2][N_SEED_SIZES], seed_theo[2][N_SEED_SIZES], seed_ach[2][N_SEED_SIZES];
+    double seed_eff[2][N_SEED_SIZES], seed_tpb[2][N_SEED_SIZES], seed_blocks[2][N_SEED_SIZES];
+    double lat[N_LAT_VARIANTS][N_LAT]; /* GB/s or GFLOP/s */
+    double lat_ach[N_LAT_VARIANTS][N_LAT];
+} lab03;
+
+static void report(lab03 *L, gl_row *row) { gl_report_row(&L->lab.report, row); }
+
+/* ---------------------------------------------------------------- the device's limits */
+
+static occ_device occ_device_of(int id)
+{
+    struct cudaDeviceProp p;
+    GL_CHECK(cudaGetDeviceProperties(&p, id));
+    occ_device d = {p.major, p.minor, p.maxThreadsPerMultiProcessor, p.maxThreadsPerBlock,
+                    p.maxBlocksPerMultiProcessor, p.warpSize, p.regsPerMultiprocessor, p.regsPerBlock,
+                    (int)p.sharedMemPerMultiprocessor, (int)p.sharedMemPerBlockOptin,
+                    (int)p.reservedSharedMemPerBlock};
+    return d;
+}
+
+static void print_limits(const lab03 *L)
+{
+    const occ_device *d = &L->occ;
+    printf("per SM: %d threads (%d warps), %d blocks, %d registers (%d sub-partitions, allocated per "
+           "warp in units of %d), %d B shared memory (blocks: up to %d B opt-in, %d B reserved each, "
+           "units of %d B)\n",
+           d->max_threads_per_sm, L->max_warps, d->max_blocks_per_sm, d->regs_per_sm, occ_subpartitions(d),
+           occ_reg_granularity(d), d->smem_per_sm, d->smem_per_block_optin, d->smem_reserved_per_block,
+           occ_smem_granularity(d));
+}
+
+/* ---------------------------------------------------------------- one launch, measured */
+
+/* A launch of one kernel: how to enqueue it, its shape, what it computes. */
+typedef struct launch_job launch_job;
+struct launch_job {
+    launch_shape sh;
+    int is_seed;
+    work_kernel kernel;
+    seed_args seed;
+    work_args work;
+};
+
+static void enqueue_job(void *ctx, cudaStream_t s)
+{
+    launch_job *j = (launch_job *)ctx;
+    if (j->is_seed) launch_seed(&j->seed, j->sh, s);
+    else launch_work(j->kernel, &j->work, j->sh, s);
+}
+
+static kernel_attrs job_attrs(const launch_job *j) { return j->is_seed ? seed_attrs() : work_attrs(j->kernel); }
+
+static int job_api_blocks(const launch_job *j)
+{
+    return j->is_seed ? seed_api_blocks_per_sm((int)j->sh.threads, j->sh.smem)
+                      : work_api_blocks_per_sm(j->kernel, (int)j->sh.threads, j->sh.smem);
+}
+
+/* The calculator's answer for this launch, required to equal the CUDA occupancy API's. */
+static occ_result calculate(lab03 *L, const launch_job *j, gl_row *row, const char *what)
+{
+    kernel_attrs ka = job_attrs(j);
+    occ_result r = occ_calculate(&L->occ, (int)j->sh.threads, ka.registers, (size_t)ka.static_smem, j->sh.smem);
+    int api = job_api_blocks(j);
+    row->threads_per_block = j->sh.threads;
+    row->blocks = j->sh.blocks;
+    row->registers_per_thread = ka.registers;
+    row->smem_per_block = (double)j->sh.smem + ka.static_smem;
+    row->blocks_per_sm = r.blocks_per_sm;
+    row->api_blocks_per_sm = api;
+    row->theoretical_occupancy = r.occupancy;
+    if (api != r.blocks_per_sm) {
+        fprintf(stderr, "CALCULATOR MISMATCH: %s: %u threads, %d registers, %zu B shared: calculator "
+                        "%d blocks/SM (limit: %s), cudaOccupancyMaxActiveBlocksPerMultiprocessor %d\n",
+                what, j->sh.threads, ka.registers, j->sh.smem + ka.static_smem, r.blocks_per_sm,
+                occ_limiter_name(r.limiter), api);
+        exit(GL_EXIT_FAIL);
+    }
+    return r;
+}
+
+/* Launch once with residency records; fill achieved occupancy and SM efficiency, and append the
+ * records to the timeline file when `timeline` is set. */
+static void measure_residency(lab03 *L, launch_job *j, gl_row *row, int timeline, const char *what)
+{
+    size_t warps = (size_t)j->sh.blocks * (j->sh.threads / 32);
+    size_t bytes = warps * GL_WARP_RECORD_WORDS * sizeof(unsigned long long);
+    unsigned long long *d_rec = (unsigned long long *)gl_device_alloc(bytes, "residency records");
+    unsigned long long *h_rec = (unsigned long long *)gl_host_alloc(bytes, "residency records");
+    gl_warp_rec *rec = (gl_warp_rec *)gl_host_alloc(warps * sizeof(gl_warp_rec), "residency records");
+    gl_poison(d_rec, bytes);
+    launch_job rj = *j;
+    rj.seed.counts = rj.work.counts = d_rec;
+    enqueue_job(&rj, L->lab.timer.stream);
+    GL_CHECK(cudaStreamSynchronize(L->lab.timer.stream));
+    GL_CHECK(cudaMemcpy(h_rec, d_rec, bytes, cudaMemcpyDeviceToHost));
+    if (gl_unpack_warp_records(h_rec, warps, rec, L->lab.dev.sms, what)) exit(GL_EXIT_FAIL);
+    if (timeline && L->has_timeline) {
+        uint64_t t0 = rec[0].start;
+        for (size_t w = 0; w < warps; w++) t0 = rec[w].start < t0 ? rec[w].start : t0;
+        FILE *f = L->timeline.f;
+        for (size_t w = 0; w < warps; w++)
+            fprintf(f, "%s,%s,%lld,%zu,%u,%u,%.3f,%.3f\n", row->experiment, row->variant, row->size, w,
+                    rec[w].sm, rec[w].slot, (rec[w].start - t0) / 1e3, (rec[w].end - t0) / 1e3);
+        gl_out_check(&L->timeline, 0);
+    }
+    gl_residency g = gl_residency_of(rec, warps, L->lab.dev.sms, L->max_warps);
+    row->achieved_occupancy = g.achieved_occupancy;
+    row->sm_efficiency = g.sm_efficiency;
+    row->smsp_efficiency = g.smsp_efficiency;
+    GL_CHECK(cudaFree(d_rec));
+    free(h_rec);
+    free(rec);
+}
+
+/* The steps every row shares: calculator = API, residency, poison, time, check. */
+typedef struct {
+    float *d_y, *h_y;
+    uint32_t n;
+    gl_ref_fn ref;
+    const void *ref_ctx;
+    uint32_t sample_warps;
+} output_check;
+
+static void measure(lab03 *L, launch_job *j, gl_row *row, const output_check *out, int timeline)
+{
+    char what[128];
+    snprintf(what, sizeof what, "%s/%s size=%lld param=%lld", row->experiment, row->variant, row->size, row->param);
+    calculate(L, j, row, what);
+    measure_residency(L, j, row, timeline, what);
+    gl_poison(out->d_y, (size_t)out->n * sizeof(float));
+    gl_lab_time(&L->lab, row, enqueue_job, j);
+    row->checked = gl_verify_warps(out->d_y, out->h_y, out->n, out->sample_warps, out->ref, out->ref_ctx, what);
+}
+
+/* Random inputs of stream `stream` and an output, on the host and the GPU. */
+typedef struct {
+    uint32_t n;
+    float *h_x, *h_y, *d_x, *d_y;
+} arrays;
+
+static void arrays_create(arrays *A, uint32_t n, uint64_t seed, unsigned stream)
+{
+    A->n = n;
+    A->h_x = (float *)gl_host_alloc((size_t)n * sizeof(float), "x");
+    A->h_y = (float *)gl_host_alloc((size_t)n * sizeof(float), "y");
+    A->d_x = gl_upload_random_f32(A->h_x, n, seed, stream, "x");
+    A->d_y = (float *)gl_device_alloc((size_t)n * sizeof(float), "y");
+}
+
+static void arrays_free(arrays *A)
+{
+    free(A->h_x);
+    free(A->h_y);
+    GL_CHECK(cudaFree(A->d_x));
+    GL_CHECK(cudaFree(A->d_y));
+}
+
+/* ---------------------------------------------------------------- seed */
+
+/* S2: the smallest power-of-two block (>= 32) that needs no more blocks than the GPU has SMs. */
+static unsigned s2_threads(unsigned size, int sms)
+{
+    unsigned t = 32;
+    while (t < 1024 && size / t > (unsigned)sms) t *= 2;
+    return t < size ? t : size;
+}
+
+static unsigned s1_threads(unsigned size) { return size < 1024 ? size : 1024; }
+
+typedef struct {
+    const float *a, *b;
+} seed_ref_ctx;
+
+static float seed_ref(const void *ctx, uint32_t i)
+{
+    const seed_ref_ctx *r = (const seed_ref_ctx *)ctx;
+    return ref_seed(r->a[i], r->b[i], i);
+}
+
+static void run_seed(lab03 *L)
+{
+    gl_cli *c = &L->lab.cli;
+    int want[2] = {gl_cli_selected(c, "seed", "S1"), gl_cli_selected(c, "seed", "S2")};
+    if (!want[0] && !want[1]) return;
+    int sms = L->lab.dev.sms;
+    gl_lab_heading("seed", "vector_add, %d iterations (the seed: 1,000,000 on the K40); S1: threads = "
+                           "min(size, 1024); S2: the smallest power of two >= 32 with size / threads <= "
+                           "%d blocks (the SM count), at most 1024",
+                   SEED_ITERS, sms);
+    arrays A, B; /* a = A.x, b = B.x, c = A.y */
+    arrays_create(&A, SEED_MAX, c->seed, RNG_A);
+    arrays_create(&B, SEED_MAX, c->seed, RNG_B);
+    seed_ref_ctx ref = {A.h_x, B.h_x};
+    for (int s = 0; s < N_SEED_SIZES; s++) {
+        unsigned size = 32u << s;
+        double s1_ms = NAN;
+        for (int v = 0; v < 2; v++) {
+            if (!want[v]) continue;
+            unsigned t = v == 0 ? s1_threads(size) : s2_threads(size, sms);
+            launch_job j;
+            memset(&j, 0, sizeof j);
+            j.sh = (launch_shape){size / t, t, 0};
+            j.is_seed = 1;
+            j.seed = (seed_args){A.d_x, B.d_x, A.d_y, NULL};
+            gl_row row = gl_row_new("seed", v == 0 ? "S1" : "S2", size);
+            row.working_set_bytes = 12.0 * size;
+            output_check out = {A.d_y, A.h_y, size, seed_ref, &ref, 0};
+            measure(L, &j, &row, &out, 1);
+            if (v == 0) s1_ms = row.median_ms;
+            row.ratio = row.median_ms / (v == 0 ? row.median_ms : s1_ms);
+            report(L, &row);
+            L->seed_ms[v][s] = row.median_ms;
+            L->seed_theo[v][s] = row.theoretical_occupancy;
+            L->seed_ach[v][s] = row.achieved_occupancy;
+            L->seed_eff[v][s] = row.sm_efficiency;
+            L->seed_tpb[v][s] = t;
+            L->seed_blocks[v][s] = size / t;
+        }
+    }
+    arrays_free(&A);
+    arrays_free(&B);
+}
+
+static void print_seed_tables(const lab03 *L)
+{
+    if (L->seed_ms[0][0] <= 0 || L->seed_ms[1][0] <= 0) return;
+    printf("\n== seed: S1 beside S2 on this GPU (%s, %d SMs): threads/block, blocks, theoretical and "
+           "achieved occupancy %%, SM efficiency %%, ms\n", L->lab.dev.name, L->lab.dev.sms);
+    static const gl_col cols[] = {{"size", "", 7},     {"S1 thr", "%.0f", 6}, {"blk", "%.0f", 4},
+                                  {"theo", "%.1f", 5}, {"ach", "%.1f", 5},    {"SMeff", "%.1f", 6},
+                                  {"ms", "%.3f", 7},   {"S2 thr", "%.0f", 6}, {"blk", "%.0f", 4},
+                                  {"theo", "%.1f", 5}, {"ach", "%.1f", 5},    {"SMeff", "%.1f", 6},
+                                  {"ms", "%.3f", 7},   {"S1/S2", "%.2fx", 6}};
+    const int nc = (int)(sizeof cols / sizeof cols[0]);
+    gl_table_header(stdout, cols, nc);
+    int meet = -1;
+    for (int s = 0; s < N_SEED_SIZES; s++) {
+        char label[16];
+        snprintf(label, sizeof label, "%u", 32u << s);
+        double v[13];
+        for (int k = 0; k < 2; k++) {
+            v[6 * k + 0] = L->seed_tpb[k][s];
+            v[6 * k + 1] = L->seed_blocks[k][s];
+            v[6 * k + 2] = L->seed_theo[k][s];
+            v[6 * k + 3] = L->seed_ach[k][s];
+            v[6 * k + 4] = L->seed_eff[k][s];
+            v[6 * k + 5] = L->seed_ms[k][s];
+        }
+        v[12] = L->seed_ms[0][s] / L->seed_ms[1][s];
+        gl_table_line(stdout, cols, nc, label, v);
+        if (meet < 0 && s > 0 && fabs(v[12] - 1.0) < 0.05) meet = s;
+        if (meet >= 0 && fabs(v[12] - 1.0) >= 0.05) meet = -1; /* only a lasting meeting counts */
+    }
+    if (meet >= 0) printf("S1 and S2 meet (within 5%%) from %u elements on\n", 32u << meet);
+    else printf("S1 and S2 do not meet within 5%% up to %u elements\n", SEED_MAX);
+
+    printf("\n== the seed's table: Tesla K40 (15 SMX, the seed assumes 16; nvprof, 1,000,000 iterations)\n");
+    static const gl_col k40c[] = {{"size", "", 7},       {"S1 SMeff", "%.2f", 9}, {"theo", "%.0f", 5},
+                                  {"ach", "%.1f", 5},    {"ms", "%.2f", 5},       {"S2 SMeff", "%.2f", 9},
+                                  {"theo", "%.0f", 5},   {"ach", "%.1f", 5},      {"ms", "%.2f", 5}};
+    gl_table_header(stdout, k40c, 9);
+    for (size_t i = 0; i < N_K40; i++) {
+        char label[16];
+        snprintf(label, sizeof label, "%u", K40[i].size);
+        double v[] = {K40[i].sm_eff[0], K40[i].theo[0], K40[i].achieved[0], K40[i].ms[0],
+                      K40[i].sm_eff[1], K40[i].theo[1], K40[i].achieved[1], K40[i].ms[1]};
+        gl_table_line(stdout, k40c, 9, label, v);
+    }
+}
+
+/* ---------------------------------------------------------------- limits */
+
+typedef struct {
+    const float *x;
+    uint32_t iters;
+    int accumulators; /* 0: a plain FMA chain */
+} work_ref_ctx;
+
+static float work_ref(const void *ctx, uint32_t i)
+{
+    const work_ref_ctx *r = (const work_ref_ctx *)ctx;
+    return r->accumulators ? ref_regs(r->x[i], r->iters, r->accumulators) : ref_fma(r->x[i], r->iters);
+}
+
+static float stream_ref(const void *ctx, uint32_t i) { return ref_stream(((const float *)ctx)[i]); }
+
+/* One compute-bound row: `kernel` on the arrays, FLOPs = 2 x n x iters x max(1, accumulators). */
+static void compute_row(lab03 *L, const char *experiment, const char *variant, long long param, work_kernel kernel,
+                        arrays *A, uint32_t iters, launch_shape sh, int timeline, gl_row *out_row)
+{
+    launch_job j;
+    memset(&j, 0, sizeof j);
+    j.sh = sh;
+    j.kernel = kernel;
+    j.work = (work_args){A->d_x, A->d_y, A->n, iters, NULL};
+    int acc = work_accumulators(kernel);
+    gl_row row = gl_row_new(experiment, variant, A->n);
+    row.param = param;
+    row.working_set_bytes = 8.0 * A->n;
+    work_ref_ctx ref = {A->h_x, iters, acc};
+    output_check out = {A->d_y, A->h_y, A->n, work_ref, &ref, SAMPLE_WARPS};
+    measure(L, &j, &row, &out, timeline);
+    row.gflops = 2.0 * A->n * iters * (acc ? acc : 1) / (row.median_ms * 1e6);
+    *out_row = row;
+}
+
+static void run_limits(lab03 *L)
+{
+    gl_cli *c = &L->lab.cli;
+    int want_b = gl_cli_selected(c, "limits", "block_size"), want_r = gl_cli_selected(c, "limits", "registers"),
+        want_s = gl_cli_selected(c, "limits", "smem");
+    if (!want_b && !want_r && !want_s) return;
+    int sms = L->lab.dev.sms;
+    uint32_t n = (uint32_t)sms * L->occ.max_threads_per_sm * (c->quick ? 2 : 8); /* 8 full waves */
+    uint32_t iters = c->quick ? 64 : 256;
+    gl_lab_heading("limits", "FMA chains (%u per element), one element per thread, n = %u (%d full "
+                             "waves); param = threads/block, registers/thread, or shared bytes/block; "
+                             "ratio = time / the first row's",
+                   iters, n, c->quick ? 2 : 8);
+    print_limits(L);
+    arrays A;
+    arrays_create(&A, n, c->seed, RNG_X);
+    gl_row row;
+    double base = 0;
+    if (want_b)
+        for (size_t i = 0; i < sizeof BLOCK_SIZES / sizeof BLOCK_SIZES[0]; i++) {
+            unsigned t = (unsigned)BLOCK_SIZES[i];
+            compute_row(L, "limits", "block_size", t, K_FMA, &A, iters, (launch_shape){(n + t - 1) / t, t, 0}, 0, &row);
+            base = i == 0 ? row.median_ms : base;
+            row.ratio = row.median_ms / base;
+            report(L, &row);
+        }
+    if (want_r)
+        for (size_t i = 0; i < sizeof REG_KERNELS / sizeof REG_KERNELS[0]; i++) {
+            kernel_attrs ka = work_attrs(REG_KERNELS[i]);
+            uint32_t it = iters / 8 > 0 ? iters / 8 : 1; /* each thread runs `accumulators` chains */
+            compute_row(L, "limits", "registers", ka.registers, REG_KERNELS[i], &A, it,
+                        (launch_shape){n / 256, 256, 0}, 0, &row);
+            base = i == 0 ? row.median_ms : base;
+            row.ratio = row.median_ms / base;
+            if (ka.local_bytes) printf("note: %d bytes of local memory per thread (spills)\n", ka.local_bytes);
+            report(L, &row);
+        }
+    if (want_s)
+        for (size_t i = 0; i < sizeof SMEM_KB / sizeof SMEM_KB[0]; i++) {
+            size_t smem = SMEM_KB[i] < 0 ? (size_t)L->occ.smem_per_block_optin : (size_t)SMEM_KB[i] * 1024;
+            compute_row(L, "limits", "smem", (long long)smem, K_FMA, &A, iters, (launch_shape){n / 256, 256, smem}, 0, &row);
+            base = i == 0 ? row.median_ms : base;
+            row.ratio = row.median_ms / base;
+            report(L, &row);
+        }
+    arrays_free(&A);
+}
+
+/* ---------------------------------------------------------------- latency */
+
+/* The launch holding exactly `warps` warps per SM: blocks of min(warps, 8) warps, and as many
+ * blocks per SM as needed, the rest kept out by a shared-memory request (the calculator finds
+ * the smallest request that allows no more; main checks it against the API like every launch). */
+static launch_shape latency_shape(const lab03 *L, work_kernel k, int warps)
+{
+    int per_block = warps < 8 ? warps : 8, blocks = warps / per_block;
+    kernel_attrs ka = work_attrs(k);
+    int threads = per_block * 32, unit = occ_smem_granularity(&L->occ);
+    size_t smem = 0;
+    while (occ_calculate(&L->occ, threads, ka.registers, (size_t)ka.static_smem, smem).blocks_per_sm > blocks)
+        smem += (size_t)unit;
+    launch_shape sh = {(unsigned)(blocks * L->lab.dev.sms), (unsigned)threads, smem};
+    return sh;
+}
+
+static void run_latency(lab03 *L, uint32_t stream_n)
+{
+    gl_cli *c = &L->lab.cli;
+    int any = 0;
+    for (size_t v = 0; v < N_LAT_VARIANTS; v++) any |= gl_cli_selected(c, "latency", LATENCY_VARIANTS[v].name);
+    if (!any) return;
+    uint32_t fma_n = (uint32_t)L->lab.dev.sms * L->occ.max_threads_per_sm * 8; /* 8 per thread at 64 warps */
+    uint32_t iters = c->quick ? 256 : 1024;
+    gl_lab_heading("latency", "param = resident warps per SM (blocks of <= 8 warps, one wave, grid-stride; "
+                              "extra blocks kept out with shared memory); stream: n = %u (%.0f MiB read + "
+                              "written), fma: n = %u, %u FMAs per element",
+                   stream_n, 8.0 * stream_n / 1048576.0, fma_n, iters);
+    gl_lab_note_working_set(&L->lab, 8.0 * stream_n);
+    arrays S, F;
+    memset(&S, 0, sizeof S);
+    memset(&F, 0, sizeof F);
+    for (size_t v = 0; v < N_LAT_VARIANTS; v++) {
+        const latency_variant *lv = &LATENCY_VARIANTS[v];
+        if (!gl_cli_selected(c, "latency", lv->name)) continue;
+        arrays *A = lv->memory_bound ? &S : &F;
+        if (!A->d_x) arrays_create(A, lv->memory_bound ? stream_n : fma_n, c->seed, RNG_X);
+        for (size_t w = 0; w < N_LAT; w++) {
+            launch_shape sh = latency_shape(L, lv->kernel, LATENCY_WARPS[w]);
+            gl_row row;
+            if (lv->memory_bound) {
+                launch_job j;
+                memset(&j, 0, sizeof j);
+                j.sh = sh;
+                j.kernel = lv->kernel;
+                j.work = (work_args){A->d_x, A->d_y, A->n, 0, NULL};
+                row = gl_row_new("latency", lv->name, A->n);
+                row.param = LATENCY_WARPS[w];
+                row.bytes = row.working_set_bytes = 8.0 * A->n;
+                output_check out = {A->d_y, A->h_y, A->n, stream_ref, A->h_x, SAMPLE_WARPS};
+                measure(L, &j, &row, &out, 0);
+                L->lat[v][w] = row.gbs;
+            } else {
+                compute_row(L, "latency", lv->name, LATENCY_WARPS[w], lv->kernel, A, iters, sh, 0, &row);
+                L->lat[v][w] = row.gflops;
+            }
+            L->lat_ach[v][w] = row.achieved_occupancy;
+            row.ratio = L->lat[v][w] / L->lat[v][0];
+            report(L, &row);
+        }
+    }
+    if (S.d_x) arrays_free(&S);
+    if (F.d_x) arrays_free(&F);
+}
+
+static void print_latency_summary(const lab03 *L)
+{
+    printf("\n== latency: throughput against resident warps per SM (GB/s and %% of the copy, or GFLOP/s)\n");
+    gl_col cols[1 + N_LAT] = {{"variant", "", 17}};
+    char heads[N_LAT][16];
+    for (size_t w = 0; w < N_LAT; w++) {
+        snprintf(heads[w], sizeof heads[w], "%d warps", LATENCY_WARPS[w]);
+        cols[1 + w] = (gl_col){heads[w], "%.0f", 9};
+    }
+    gl_table_header(stdout, cols, 1 + N_LAT);
+    for (size_t v = 0; v < N_LAT_VARIANTS; v++) {
+        if (L->lat[v][0] <= 0) continue;
+        gl_table_line(stdout, cols, 1 + N_LAT, LATENCY_VARIANTS[v].name, L->lat[v]);
+        if (!LATENCY_VARIANTS[v].memory_bound) continue;
+        double pct[N_LAT];
+        int first90 = -1;
+        for (size_t w = 0; w < N_LAT; w++) {
+            pct[w] = 100.0 * L->lat[v][w] / L->lab.report.copy_gbs;
+            if (first90 < 0 && pct[w] >= 90.0) first90 = LATENCY_WARPS[w];
+        }
+        gl_table_line(stdout, cols, 1 + N_LAT, "  % of memcpy", pct);
+        if (first90 > 0)
+            printf("  %s: first >= 90%% of memcpy at %d warps per SM (theoretical occupancy %.1f%%)\n",
+                   LATENCY_VARIANTS[v].name, first90, 100.0 * first90 / L->max_warps);
+        else printf("  %s: never >= 90%% of memcpy\n", LATENCY_VARIANTS[v].name);
+    }
+}
+
+/* ---------------------------------------------------------------- tail */
+
+static void run_tail(lab03 *L)
+{
+    gl_cli *c = &L->lab.cli;
+    int want_c = gl_cli_selected(c, "tail", "chunks"), want_g = gl_cli_selected(c, "tail", "grid_stride");
+    if (!want_c && !want_g) return;
+    const unsigned threads = 256;
+    uint32_t iters = c->quick ? 64 : 256;
+    kernel_attrs ka = work_attrs(K_TAIL_CHUNKS);
+    int per_sm = occ_calculate(&L->occ, threads, ka.registers, (size_t)ka.static_smem, 0).blocks_per_sm;
+    unsigned wave = (unsigned)(per_sm * L->lab.dev.sms);
+    gl_lab_heading("tail", "%u threads/block, %d blocks per SM: one wave = %u blocks; a chunk = %u x %d "
+                           "elements, %u FMAs each; param = chunks; ratio = time / time of w whole waves",
+                   threads, per_sm, wave, threads, TAIL_ELEMS, iters);
+    static const unsigned WAVES[] = {1, 2, 4};
+    unsigned max_chunks = 4 * wave + 1;
+    arrays A;
+    arrays_create(&A, max_chunks * threads * TAIL_ELEMS, c->seed, RNG_X);
+    uint32_t full_n = A.n;
+    for (size_t wi = 0; wi < sizeof WAVES / sizeof WAVES[0]; wi++) {
+        if (c->quick && WAVES[wi] > 2) continue;
+        double whole[2] = {0, 0};
+        for (int d = 0; d <= 2; d++) { /* whole waves first: the ratios divide by it */
+            int delta = d == 0 ? 0 : d == 1 ? -1 : 1;
+            unsigned chunks = WAVES[wi] * wave + (unsigned)delta;
+            A.n = chunks * threads * TAIL_ELEMS;
+            for (int g = 0; g < 2; g++) {
+                if (!(g == 0 ? want_c : want_g)) continue;
+                launch_shape sh = g == 0 ? (launch_shape){chunks, threads, 0} : (launch_shape){wave, threads, 0};
+                gl_row row;
+                compute_row(L, "tail", g == 0 ? "chunks" : "grid_stride", chunks, g == 0 ? K_TAIL_CHUNKS : K_FMA,
+                            &A, iters, sh, WAVES[wi] == 1, &row);
+                if (d == 0) whole[g] = row.median_ms;
+                row.ratio = row.median_ms / whole[g];
+                report(L, &row);
+            }
+        }
+    }
+    A.n = full_n;
+    arrays_free(&A);
+}
+
+/* ---------------------------------------------------------------- main */
+
+int main(int argc, char **argv)
+{
+    lab03 L;
+    memset(&L, 0, sizeof L);
+    gl_lab_parse(&L.lab, "03_occupancy", &SPEC, argc, argv);
+    gl_cli *c = &L.lab.cli;
+    if (c->size % 4096) {
+        fprintf(stderr, "%s: --size %lld is invalid: lab 03 needs a multiple of 4096 in %lld..%lld\n", PROG,
+                c->size, SPEC.size_min, SPEC.size_max);
+        return GL_EXIT_USAGE;
+    }
+    gl_lab_open_device(&L.lab, PROG);
+    L.occ = occ_device_of(L.lab.dev.id);
+    L.max_warps = L.occ.max_threads_per_sm / L.occ.warp_size;
+
+    /* The memory-bound arrays: >= 4x L2 each (quick: a quarter of that, said so below). */
+    uint32_t stream_n = (uint32_t)(c->size ? c->size : (long long)gl_dram_elems(&L.lab.dev, sizeof(float)) / (c->quick ? 4 : 1));
+    size_t need = (size_t)stream_n * 2 * sizeof(float) + (size_t)L.lab.dev.sms * 2048 * 8 * 2 * sizeof(float);
+    if (need > L.lab.dev.mem_bytes) {
+        fprintf(stderr, "%s: --size %lld needs %.1f GiB of GPU memory; this GPU has %.1f GiB: use a smaller --size\n",
+                PROG, c->size, need / 1073741824.0, L.lab.dev.mem_bytes / 1073741824.0);
+        return GL_EXIT_USAGE;
+    }
+
+    arrays C;
+    arrays_create(&C, stream_n, c->seed, RNG_A);
+    gl_timing ceil_t = gl_time_memcpy(&L.lab.timer, C.d_y, C.d_x, (size_t)stream_n * 4, &c->timing);
+    double copy_gbs = gl_gbs(8.0 * stream_n, ceil_t.ms.median);
+    arrays_free(&C);
+    gl_lab_open_report(&L.lab, copy_gbs);
+    L.lab.report.metric = GL_SHOW_OCCUPANCY;
+    L.has_timeline = gl_lab_open_beside(&L.lab, &L.timeline, ".timeline.csv", TIMELINE_HEADER) == 0;
+    gl_row ceil_row = gl_row_new("ceiling", "memcpy_d2d", stream_n);
+    ceil_row.bytes = ceil_row.working_set_bytes = 8.0 * stream_n;
+    gl_lab_fill_timing(&L.lab, &ceil_row, &ceil_t);
+    report(&L, &ceil_row);
+
+    run_seed(&L);
+    run_limits(&L);
+    run_latency(&L, stream_n);
+    run_tail(&L);
+
+    print_seed_tables(&L);
+    print_latency_summary(&L);
+    printf("\ncalculator = cudaOccupancyMaxActiveBlocksPerMultiprocessor on all %d launches; "
+           "all outputs verified against the CPU reference\n", L.lab.report.rows - 1);
+    if (L.has_timeline) gl_out_close(&L.timeline);
+    gl_lab_close(&L.lab);
+    return GL_EXIT_OK;
+}
