@@ -5,7 +5,8 @@
 #   test      meson test (all suites)
 #   sanitize  compute-sanitizer memcheck, racecheck, initcheck, synccheck on every lab's --quick
 #   full      every lab's full run, CSV and log (NN_name.csv, NN_name.log)
-#   ncu       the Nsight Compute cross-checks (lab 01: sectors/request; lab 02: efficiency)
+#   ncu       the Nsight Compute cross-checks (lab 01: sectors/request; lab 02: efficiency;
+#             lab 03: occupancy and SM efficiency)
 # $LABS (default: every lab) limits the per-lab steps, e.g. LABS="02_divergence".
 set -uo pipefail
 out=$1; shift
@@ -53,6 +54,7 @@ for step in "$@"; do
         case $lab in
           01_*) script=$root/plots/ncu_check.py ;;
           02_*) script=$root/plots/ncu_check_lab02.py ;;
+          03_*) script=$root/plots/ncu_check_lab03.py ;;
           *) continue ;;
         esac
         python3 "$script" "$exe" "$out/ncu_$lab.csv" >"$out/ncu_$lab.log" 2>&1 || status=1

@@ -20,7 +20,7 @@
 #define PROG "occupancy"
 #define SAMPLE_WARPS 1024u /* long-running outputs: this many warps compared bit for bit */
 #define SEED_MAX 262144u   /* the seed's sizes 32 .. 65536, then until S1 and S2 coincide */
-#define TIMELINE_HEADER "experiment,variant,size,warp,sm,slot,start_us,end_us"
+#define TIMELINE_HEADER "experiment,variant,size,block,sm,warps,start_us,end_us"
 
 static const gl_name NAMES[] = {
     {"seed", "the seed's vector_add, 32 .. 262144 elements, two launch scenarios (variants below)"},
@@ -95,6 +95,8 @@ static const int BLOCK_SIZES[] = {32, 64, 96, 128, 192, 256, 384, 512, 640, 768,
 static const work_kernel REG_KERNELS[] = {K_REGS_8, K_REGS_32, K_REGS_64, K_REGS_96, K_REGS_128, K_REGS_160, K_REGS_224};
 static const int SMEM_KB[] = {0, 8, 16, 24, 32, 40, 48, 64, 72, 96, 112, 160, -1}; /* -1: opt-in max */
 
+#define MAX_LIMITS_ROWS 40
+
 typedef struct {
     gl_lab lab;
     occ_device occ;
@@ -105,6 +107,11 @@ typedef struct {
     double seed_eff[2][N_SEED_SIZES], seed_tpb[2][N_SEED_SIZES], seed_blocks[2][N_SEED_SIZES];
     double lat[N_LAT_VARIANTS][N_LAT]; /* GB/s or GFLOP/s */
     double lat_ach[N_LAT_VARIANTS][N_LAT];
+    struct {
+        gl_row row;
+        occ_result occ;
+    } limits[MAX_LIMITS_ROWS];
+    int n_limits;
 } lab03;
 
 static void report(lab03 *L, gl_row *row) { gl_report_row(&L->lab.report, row); }
@@ -183,6 +190,25 @@ static occ_result calculate(lab03 *L, const launch_job *j, gl_row *row, const ch
     return r;
 }
 
+/* One line per block: its SM, warps, and first start / last end (us after the launch's first
+ * warp started). Records are in launch order (warp index), so a block's warps are adjacent. */
+static void write_timeline(lab03 *L, const gl_row *row, const gl_warp_rec *rec, size_t warps, unsigned per_block)
+{
+    uint64_t t0 = rec[0].start;
+    for (size_t w = 0; w < warps; w++) t0 = rec[w].start < t0 ? rec[w].start : t0;
+    for (size_t b = 0; b * per_block < warps; b++) {
+        const gl_warp_rec *r = rec + b * per_block;
+        uint64_t lo = r[0].start, hi = r[0].end;
+        for (unsigned w = 1; w < per_block; w++) {
+            lo = r[w].start < lo ? r[w].start : lo;
+            hi = r[w].end > hi ? r[w].end : hi;
+        }
+        fprintf(L->timeline.f, "%s,%s,%lld,%zu,%u,%u,%.3f,%.3f\n", row->experiment, row->variant, row->size, b,
+                r[0].sm, per_block, (lo - t0) / 1e3, (hi - t0) / 1e3);
+    }
+    gl_out_check(&L->timeline, 0);
+}
+
 /* Launch once with residency records; fill achieved occupancy and SM efficiency, and append the
  * records to the timeline file when `timeline` is set. */
 static void measure_residency(lab03 *L, launch_job *j, gl_row *row, int timeline, const char *what)
@@ -199,15 +225,7 @@ static void measure_residency(lab03 *L, launch_job *j, gl_row *row, int timeline
     GL_CHECK(cudaStreamSynchronize(L->lab.timer.stream));
     GL_CHECK(cudaMemcpy(h_rec, d_rec, bytes, cudaMemcpyDeviceToHost));
     if (gl_unpack_warp_records(h_rec, warps, rec, L->lab.dev.sms, what)) exit(GL_EXIT_FAIL);
-    if (timeline && L->has_timeline) {
-        uint64_t t0 = rec[0].start;
-        for (size_t w = 0; w < warps; w++) t0 = rec[w].start < t0 ? rec[w].start : t0;
-        FILE *f = L->timeline.f;
-        for (size_t w = 0; w < warps; w++)
-            fprintf(f, "%s,%s,%lld,%zu,%u,%u,%.3f,%.3f\n", row->experiment, row->variant, row->size, w,
-                    rec[w].sm, rec[w].slot, (rec[w].start - t0) / 1e3, (rec[w].end - t0) / 1e3);
-        gl_out_check(&L->timeline, 0);
-    }
+    if (timeline && L->has_timeline) write_timeline(L, row, rec, warps, j->sh.threads / 32);
     gl_residency g = gl_residency_of(rec, warps, L->lab.dev.sms, L->max_warps);
     row->achieved_occupancy = g.achieved_occupancy;
     row->sm_efficiency = g.sm_efficiency;
@@ -226,15 +244,16 @@ typedef struct {
     uint32_t sample_warps;
 } output_check;
 
-static void measure(lab03 *L, launch_job *j, gl_row *row, const output_check *out, int timeline)
+static occ_result measure(lab03 *L, launch_job *j, gl_row *row, const output_check *out, int timeline)
 {
     char what[128];
     snprintf(what, sizeof what, "%s/%s size=%lld param=%lld", row->experiment, row->variant, row->size, row->param);
-    calculate(L, j, row, what);
+    occ_result r = calculate(L, j, row, what);
     measure_residency(L, j, row, timeline, what);
     gl_poison(out->d_y, (size_t)out->n * sizeof(float));
     gl_lab_time(&L->lab, row, enqueue_job, j);
     row->checked = gl_verify_warps(out->d_y, out->h_y, out->n, out->sample_warps, out->ref, out->ref_ctx, what);
+    return r;
 }
 
 /* Random inputs of stream `stream` and an output, on the host and the GPU. */
@@ -390,8 +409,9 @@ static float work_ref(const void *ctx, uint32_t i)
 static float stream_ref(const void *ctx, uint32_t i) { return ref_stream(((const float *)ctx)[i]); }
 
 /* One compute-bound row: `kernel` on the arrays, FLOPs = 2 x n x iters x max(1, accumulators). */
-static void compute_row(lab03 *L, const char *experiment, const char *variant, long long param, work_kernel kernel,
-                        arrays *A, uint32_t iters, launch_shape sh, int timeline, gl_row *out_row)
+static occ_result compute_row(lab03 *L, const char *experiment, const char *variant, long long param,
+                              work_kernel kernel, arrays *A, uint32_t iters, launch_shape sh, int timeline,
+                              gl_row *out_row)
 {
     launch_job j;
     memset(&j, 0, sizeof j);
@@ -404,9 +424,34 @@ static void compute_row(lab03 *L, const char *experiment, const char *variant, l
     row.working_set_bytes = 8.0 * A->n;
     work_ref_ctx ref = {A->h_x, iters, acc};
     output_check out = {A->d_y, A->h_y, A->n, work_ref, &ref, SAMPLE_WARPS};
-    measure(L, &j, &row, &out, timeline);
+    occ_result r = measure(L, &j, &row, &out, timeline);
     row.gflops = 2.0 * A->n * iters * (acc ? acc : 1) / (row.median_ms * 1e6);
     *out_row = row;
+    return r;
+}
+
+/* Keep a limits row for the summary table, with the resource that set its occupancy. */
+static void keep_limits_row(lab03 *L, const gl_row *row, occ_result r)
+{
+    if (L->n_limits >= MAX_LIMITS_ROWS) return;
+    L->limits[L->n_limits].row = *row;
+    L->limits[L->n_limits].occ = r;
+    L->n_limits++;
+}
+
+static void print_limits_summary(const lab03 *L)
+{
+    if (!L->n_limits) return;
+    printf("\n== limits: what set the occupancy (calculator = API on every row)\n");
+    printf("%-11s %8s %5s %8s %7s %-14s %6s %6s %9s\n", "variant", "param", "regs", "smem KB", "blk/SM",
+           "limited by", "theo%", "ach%", "GFLOP/s");
+    for (int i = 0; i < L->n_limits; i++) {
+        const gl_row *r = &L->limits[i].row;
+        printf("%-11s %8lld %5.0f %8.1f %7.0f %-14s %6.1f %6.1f %9.0f\n", r->variant, r->param,
+               r->registers_per_thread, r->smem_per_block / 1024.0, r->blocks_per_sm,
+               occ_limiter_name(L->limits[i].occ.limiter), r->theoretical_occupancy, r->achieved_occupancy,
+               r->gflops);
+    }
 }
 
 static void run_limits(lab03 *L)
@@ -417,7 +462,7 @@ static void run_limits(lab03 *L)
     if (!want_b && !want_r && !want_s) return;
     int sms = L->lab.dev.sms;
     uint32_t n = (uint32_t)sms * L->occ.max_threads_per_sm * (c->quick ? 2 : 8); /* 8 full waves */
-    uint32_t iters = c->quick ? 64 : 256;
+    uint32_t iters = c->quick ? 256 : 2048;
     gl_lab_heading("limits", "FMA chains (%u per element), one element per thread, n = %u (%d full "
                              "waves); param = threads/block, registers/thread, or shared bytes/block; "
                              "ratio = time / the first row's",
@@ -430,29 +475,33 @@ static void run_limits(lab03 *L)
     if (want_b)
         for (size_t i = 0; i < sizeof BLOCK_SIZES / sizeof BLOCK_SIZES[0]; i++) {
             unsigned t = (unsigned)BLOCK_SIZES[i];
-            compute_row(L, "limits", "block_size", t, K_FMA, &A, iters, (launch_shape){(n + t - 1) / t, t, 0}, 0, &row);
+            occ_result r = compute_row(L, "limits", "block_size", t, K_FMA, &A, iters,
+                                       (launch_shape){(n + t - 1) / t, t, 0}, 0, &row);
             base = i == 0 ? row.median_ms : base;
             row.ratio = row.median_ms / base;
             report(L, &row);
+            keep_limits_row(L, &row, r);
         }
     if (want_r)
         for (size_t i = 0; i < sizeof REG_KERNELS / sizeof REG_KERNELS[0]; i++) {
             kernel_attrs ka = work_attrs(REG_KERNELS[i]);
             uint32_t it = iters / 8 > 0 ? iters / 8 : 1; /* each thread runs `accumulators` chains */
-            compute_row(L, "limits", "registers", ka.registers, REG_KERNELS[i], &A, it,
-                        (launch_shape){n / 256, 256, 0}, 0, &row);
-            base = i == 0 ? row.median_ms : base;
-            row.ratio = row.median_ms / base;
+            occ_result r = compute_row(L, "limits", "registers", ka.registers, REG_KERNELS[i], &A, it,
+                                       (launch_shape){n / 256, 256, 0}, 0, &row);
+            /* the work grows with the accumulators: compare GFLOP/s, not times */
             if (ka.local_bytes) printf("note: %d bytes of local memory per thread (spills)\n", ka.local_bytes);
             report(L, &row);
+            keep_limits_row(L, &row, r);
         }
     if (want_s)
         for (size_t i = 0; i < sizeof SMEM_KB / sizeof SMEM_KB[0]; i++) {
             size_t smem = SMEM_KB[i] < 0 ? (size_t)L->occ.smem_per_block_optin : (size_t)SMEM_KB[i] * 1024;
-            compute_row(L, "limits", "smem", (long long)smem, K_FMA, &A, iters, (launch_shape){n / 256, 256, smem}, 0, &row);
+            occ_result r = compute_row(L, "limits", "smem", (long long)smem, K_FMA, &A, iters,
+                                       (launch_shape){n / 256, 256, smem}, 0, &row);
             base = i == 0 ? row.median_ms : base;
             row.ratio = row.median_ms / base;
             report(L, &row);
+            keep_limits_row(L, &row, r);
         }
     arrays_free(&A);
 }
@@ -558,7 +607,7 @@ static void run_tail(lab03 *L)
     gl_cli *c = &L->lab.cli;
     int want_c = gl_cli_selected(c, "tail", "chunks"), want_g = gl_cli_selected(c, "tail", "grid_stride");
     if (!want_c && !want_g) return;
-    const unsigned threads = 256;
+    const unsigned threads = 1024; /* 2 blocks per SM: a lone last block is half an SM's work */
     uint32_t iters = c->quick ? 64 : 256;
     kernel_attrs ka = work_attrs(K_TAIL_CHUNKS);
     int per_sm = occ_calculate(&L->occ, threads, ka.registers, (size_t)ka.static_smem, 0).blocks_per_sm;
@@ -639,6 +688,7 @@ int main(int argc, char **argv)
     run_tail(&L);
 
     print_seed_tables(&L);
+    print_limits_summary(&L);
     print_latency_summary(&L);
     printf("\ncalculator = cudaOccupancyMaxActiveBlocksPerMultiprocessor on all %d launches; "
            "all outputs verified against the CPU reference\n", L.lab.report.rows - 1);
