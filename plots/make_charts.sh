@@ -39,6 +39,7 @@ use() { csvs+=("$1"); sources+=("$(basename "$1" .csv): $2"); }
 
 if ((reference)); then
     for csv in "$data"/[0-9][0-9]_*.csv; do
+        [[ $(basename "$csv" .csv) == *.* ]] && continue   # a companion file (NAME.timeline.csv)
         [[ -f $csv ]] && use "$csv" "committed reference results $csv"
     done
     ((${#csvs[@]})) || die "no reference results NN_name.csv in $data"

@@ -35,6 +35,19 @@ float ref_regs(float x, uint32_t iters, int accumulators)
     return sum;
 }
 
+/* ---------------------------------------------------------------- the seed's launch scenarios */
+
+unsigned seed_s1_threads(unsigned size) { return size < 1024 ? size : 1024; }
+
+/* S2: the smallest power-of-two block (>= 32) that needs no more blocks than the GPU has SMs,
+ * at most 1024 (and never more threads than elements). With 16 SMs this is the seed's table. */
+unsigned seed_s2_threads(unsigned size, int sms)
+{
+    unsigned t = 32;
+    while (t < 1024 && size / t > (unsigned)sms) t *= 2;
+    return t < size ? t : size;
+}
+
 /* ---------------------------------------------------------------- occupancy calculator */
 
 /* Registers are given to a warp in units of 256 (8 per thread) on every GPU CUDA 12-13 supports. */
@@ -94,6 +107,8 @@ occ_result occ_calculate(const occ_device *d, int threads, int registers, size_t
     r.smem_per_block = (int)((need + occ_smem_granularity(d) - 1) / occ_smem_granularity(d) * occ_smem_granularity(d));
     if (need > (long long)d->smem_per_block_optin + d->smem_reserved_per_block)
         r.by_smem = 0;
+    else if (r.smem_per_block == 0) /* nothing to allocate (GPUs without a reservation) */
+        r.by_smem = INT_MAX;
     else
         r.by_smem = d->smem_per_sm / r.smem_per_block;
 

@@ -74,6 +74,10 @@ float ref_stream(float x);
 float ref_fma(float x, uint32_t iters);
 float ref_regs(float x, uint32_t iters, int accumulators);
 
+/* model.c: the seed's two ways to pick threads per block for `size` elements */
+unsigned seed_s1_threads(unsigned size);
+unsigned seed_s2_threads(unsigned size, int sms);
+
 /* model.c: the occupancy calculator - the hardware's rules, from the device's limits */
 typedef struct {
     int cc_major, cc_minor;
