@@ -3,7 +3,7 @@
 
 usage: plots/ncu_check_lab03.py LAB_EXE OUT_CSV [--ncu PATH] [LAB ARGS...]
 
-Runs `LAB_EXE --quick --once` (plus LAB ARGS, e.g. --only seed) under ncu. With --once every
+Runs `LAB_EXE --once` (the full sizes; LAB ARGS may add --quick or --only seed) under ncu. With --once every
 row of the lab launches its kernel twice, in row order: first the launch that writes residency
 records (the lab's achieved occupancy and SM efficiency come from it), then the timed launch.
 ncu profiles both; the first of each pair is compared with the row:
@@ -50,7 +50,7 @@ def main(argv):
         lab_csv, ncu_csv = os.path.join(tmp, "lab.csv"), os.path.join(tmp, "ncu.csv")
         cmd = [ncu, "--metrics", ",".join(METRICS), "--csv", "--page", "raw",
                "--kernel-name-base", "function", "--kernel-name", KERNELS,
-               "--log-file", ncu_csv, lab, "--quick", "--once", "--csv", lab_csv] + extra
+               "--log-file", ncu_csv, lab, "--once", "--csv", lab_csv] + extra
         print("running:", " ".join(cmd), flush=True)
         run = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if run.returncode != 0 or not os.path.exists(ncu_csv):
@@ -87,7 +87,7 @@ def main(argv):
         print(f"{row['experiment']:10} {row['variant']:17} {row['size']:>8} {row['param']:>6}  " + "  ".join(cells))
         out_rows.append(rec)
     with open(out, "w", newline="") as f:
-        f.write("# source=ncu " + " ".join(METRICS) + " on " + os.path.basename(lab) + " --quick --once " +
+        f.write("# source=ncu " + " ".join(METRICS) + " on " + os.path.basename(lab) + " --once " +
                 " ".join(extra) + "\n")
         w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
         w.writeheader()

@@ -24,7 +24,7 @@ static __device__ __forceinline__ int seed_vector_add_body(seed_args a, gl_warp_
 {
     gl_warp_begin(c);
     uint32_t tid = global_tid();
-    for (int i = 0; i < SEED_ITERS; i++) {
+    for (uint32_t i = 0; i < a.iters; i++) {
         if ((tid / 32) % 4 == 0) a.c[tid] = a.a[tid] + a.b[tid];
         else if ((tid / 32) % 4 == 1) a.c[tid] = a.a[tid] - a.b[tid];
         else if ((tid / 32) % 4 == 2) a.c[tid] = a.a[tid] * a.b[tid];

@@ -297,10 +297,11 @@ static void run_seed(lab03 *L)
     int want[2] = {gl_cli_selected(c, "seed", "S1"), gl_cli_selected(c, "seed", "S2")};
     if (!want[0] && !want[1]) return;
     int sms = L->lab.dev.sms;
-    gl_lab_heading("seed", "vector_add, %d iterations (the seed: 1,000,000 on the K40); S1: threads = "
+    uint32_t iters = c->quick ? SEED_ITERS_QUICK : SEED_ITERS;
+    gl_lab_heading("seed", "vector_add, %u iterations (the seed: 1,000,000 on the K40); S1: threads = "
                            "min(size, 1024); S2: the smallest power of two >= 32 with size / threads <= "
                            "%d blocks (the SM count), at most 1024",
-                   SEED_ITERS, sms);
+                   iters, sms);
     arrays A, B; /* a = A.x, b = B.x, c = A.y */
     arrays_create(&A, SEED_MAX, c->seed, RNG_A);
     arrays_create(&B, SEED_MAX, c->seed, RNG_B);
@@ -315,7 +316,7 @@ static void run_seed(lab03 *L)
             memset(&j, 0, sizeof j);
             j.sh = (launch_shape){size / t, t, 0};
             j.is_seed = 1;
-            j.seed = (seed_args){A.d_x, B.d_x, A.d_y, NULL};
+            j.seed = (seed_args){A.d_x, B.d_x, A.d_y, iters, NULL};
             gl_row row = gl_row_new("seed", v == 0 ? "S1" : "S2", size);
             row.working_set_bytes = 12.0 * size;
             output_check out = {A.d_y, A.h_y, size, seed_ref, &ref, 0};

@@ -7,7 +7,8 @@
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 
-#define SEED_ITERS 10000  /* the seed's loop (1,000,000 on the K40); 10^4 makes a row take ms */
+#define SEED_ITERS 10000       /* the seed's loop (1,000,000 on the K40); 10^4 makes a row take ms */
+#define SEED_ITERS_QUICK 1000  /* --quick (and the sanitizer runs, which instrument every access) */
 #define FMA_A 0.99951172f /* x = fma(x, A, B): stays bounded, exact on the CPU with fmaf */
 #define FMA_B 0.00048828125f
 #define MAX_ILP 4         /* independent chains per thread in fma_ilp4 */
@@ -22,10 +23,11 @@ typedef struct {
     size_t smem;              /* dynamic shared memory per block (only limits residency) */
 } launch_shape;
 
-/* ---- seed: the Lab 02 non-divergent kernel, C = A op B with op by warp, SEED_ITERS times ---- */
+/* ---- seed: the Lab 02 non-divergent kernel, C = A op B with op by warp, `iters` times ---- */
 typedef struct {
     const float *a, *b;
     float *c;
+    uint32_t iters;
     unsigned long long *counts;
 } seed_args;
 
