@@ -10,8 +10,9 @@
  * achieved occ. = sum of warp residency times / sum of SM active times / max warps per SM: the
  *                 time-weighted resident warps while an SM is active, ncu's
  *                 sm__warps_active.avg.pct_of_peak_sustained_active.
- * A warp counts as resident from its first to its last instruction of the body; ncu counts from
- * launch to exit of the warp, so very short warps read a little lower here. */
+ * A warp counts as resident from the first instruction any warp of its block ran (all warps of a
+ * block are placed on the SM together; a warp the scheduler has not yet issued from is resident
+ * but has not read the timer) to its own last instruction. */
 #ifndef GL_RESIDENCY_H
 #define GL_RESIDENCY_H
 
@@ -51,6 +52,17 @@ static inline int gl_unpack_warp_records(const unsigned long long *w, size_t war
         out[i] = x;
     }
     return 0;
+}
+
+/* Records in launch order, `per_block` warps per block: start every warp when its block started
+ * (the earliest first instruction among the block's warps). */
+static inline void gl_warps_start_with_block(gl_warp_rec *r, size_t n, unsigned per_block)
+{
+    for (size_t b = 0; b < n; b += per_block) {
+        uint64_t first = r[b].start;
+        for (size_t w = b; w < b + per_block && w < n; w++) first = r[w].start < first ? r[w].start : first;
+        for (size_t w = b; w < b + per_block && w < n; w++) r[w].start = first;
+    }
 }
 
 static inline int gl_rec_cmp_unit_start(const void *a, const void *b, int per_smsp)

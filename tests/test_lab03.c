@@ -98,6 +98,11 @@ static void test_residency(void)
     CHECK(fabs(g.smsp_efficiency - 13.75) < 1e-9, "SMSP efficiency %g", g.smsp_efficiency);
     /* warp time 100 + 50 + 50 + 10 + 10 = 220 over 170 busy: 1.294 warps of 64 */
     CHECK(fabs(g.achieved_occupancy - 100.0 * 220 / 170 / 64) < 1e-9, "achieved %g", g.achieved_occupancy);
+    /* Warps of one block start together: the block's earliest first instruction. */
+    gl_warp_rec b[4] = {{10, 20, 0, 0}, {14, 30, 0, 1}, {30, 40, 1, 0}, {25, 50, 1, 1}};
+    gl_warps_start_with_block(b, 4, 2);
+    CHECK(b[0].start == 10 && b[1].start == 10 && b[2].start == 25 && b[3].start == 25, "block starts");
+    CHECK(b[1].end == 30 && b[2].end == 40, "ends unchanged");
     /* A record the kernel never wrote (poison) or from an SM the GPU does not have is refused. */
     unsigned long long bad[2][3] = {{1, 2, 0}, {~0ull, ~0ull, ~0ull}};
     CHECK(gl_unpack_warp_records(&bad[0][0], 2, r, 4, "test (expected message)") == -1, "poison refused");
