@@ -10,9 +10,8 @@
  * achieved occ. = sum of warp residency times / sum of SM active times / max warps per SM: the
  *                 time-weighted resident warps while an SM is active, ncu's
  *                 sm__warps_active.avg.pct_of_peak_sustained_active.
- * A warp counts as resident from the first instruction any warp of its block ran (all warps of a
- * block are placed on the SM together; a warp the scheduler has not yet issued from is resident
- * but has not read the timer) to its own last instruction. */
+ * A warp counts as resident from its block's placement on the SM (rebuilt from the records:
+ * gl_warps_start_at_placement) to its own last instruction. */
 #ifndef GL_RESIDENCY_H
 #define GL_RESIDENCY_H
 
@@ -54,15 +53,72 @@ static inline int gl_unpack_warp_records(const unsigned long long *w, size_t war
     return 0;
 }
 
-/* Records in launch order, `per_block` warps per block: start every warp when its block started
- * (the earliest first instruction among the block's warps). */
-static inline void gl_warps_start_with_block(gl_warp_rec *r, size_t n, unsigned per_block)
+/* A block is resident from its placement on the SM, which the kernel cannot see: it sees its
+ * first issued instruction, and a busy scheduler may not issue from a fresh block for a long time.
+ * The block scheduler refills a slot as soon as a block exits, so the placement is rebuilt per SM:
+ * with K = blocks per SM (the occupancy calculator's), the first K blocks to start were placed
+ * when the SM's first block started, and the k-th (k >= K) when the (k - K + 1)-th earlier block
+ * exited (never later than its own first instruction). Every warp of a block then starts at the
+ * block's placement. `r` holds the records in launch order, `per_block` warps per block. */
+typedef struct {
+    uint64_t first, end;
+    uint32_t sm;
+    size_t index; /* of the block in launch order */
+} gl_block_span;
+
+static inline int gl_span_cmp(const void *a, const void *b)
 {
-    for (size_t b = 0; b < n; b += per_block) {
-        uint64_t first = r[b].start;
-        for (size_t w = b; w < b + per_block && w < n; w++) first = r[w].start < first ? r[w].start : first;
-        for (size_t w = b; w < b + per_block && w < n; w++) r[w].start = first;
+    const gl_block_span *x = (const gl_block_span *)a, *y = (const gl_block_span *)b;
+    if (x->sm != y->sm) return x->sm < y->sm ? -1 : 1;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+static inline int gl_u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static inline void gl_warps_start_at_placement(gl_warp_rec *r, size_t n, unsigned per_block, int blocks_per_sm)
+{
+    size_t blocks = (n + per_block - 1) / per_block;
+    gl_block_span *s = (gl_block_span *)malloc(blocks * sizeof *s);
+    uint64_t *placed = (uint64_t *)malloc(blocks * sizeof *placed);
+    uint64_t *ends = (uint64_t *)malloc(blocks * sizeof *ends);
+    if (!s || !placed || !ends) {
+        fprintf(stderr, "out of host memory for %zu residency records\n", n);
+        exit(1);
     }
+    for (size_t b = 0; b < blocks; b++) {
+        s[b].first = r[b * per_block].start;
+        s[b].end = r[b * per_block].end;
+        s[b].sm = r[b * per_block].sm;
+        s[b].index = b;
+        for (size_t w = b * per_block; w < (b + 1) * per_block && w < n; w++) {
+            s[b].first = r[w].start < s[b].first ? r[w].start : s[b].first;
+            s[b].end = r[w].end > s[b].end ? r[w].end : s[b].end;
+        }
+    }
+    qsort(s, blocks, sizeof *s, gl_span_cmp);
+    size_t K = blocks_per_sm > 0 ? (size_t)blocks_per_sm : 1;
+    for (size_t lo = 0; lo < blocks;) { /* one SM: s[lo .. hi) in order of first instruction */
+        size_t hi = lo;
+        while (hi < blocks && s[hi].sm == s[lo].sm) hi++;
+        for (size_t k = 0; k < hi - lo; k++) {
+            uint64_t p = s[lo].first; /* the first K: placed when the SM started */
+            if (k >= K) {             /* the (k - K + 1)-th exit among the earlier blocks */
+                for (size_t j = 0; j < k; j++) ends[j] = s[lo + j].end;
+                qsort(ends, k, sizeof *ends, gl_u64_cmp);
+                p = ends[k - K];
+            }
+            placed[s[lo + k].index] = p < s[lo + k].first ? p : s[lo + k].first;
+        }
+        lo = hi;
+    }
+    for (size_t w = 0; w < n; w++) r[w].start = placed[w / per_block];
+    free(s);
+    free(placed);
+    free(ends);
 }
 
 static inline int gl_rec_cmp_unit_start(const void *a, const void *b, int per_smsp)

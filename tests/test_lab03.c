@@ -98,11 +98,18 @@ static void test_residency(void)
     CHECK(fabs(g.smsp_efficiency - 13.75) < 1e-9, "SMSP efficiency %g", g.smsp_efficiency);
     /* warp time 100 + 50 + 50 + 10 + 10 = 220 over 170 busy: 1.294 warps of 64 */
     CHECK(fabs(g.achieved_occupancy - 100.0 * 220 / 170 / 64) < 1e-9, "achieved %g", g.achieved_occupancy);
-    /* Warps of one block start together: the block's earliest first instruction. */
-    gl_warp_rec b[4] = {{10, 20, 0, 0}, {14, 30, 0, 1}, {30, 40, 1, 0}, {25, 50, 1, 1}};
-    gl_warps_start_with_block(b, 4, 2);
-    CHECK(b[0].start == 10 && b[1].start == 10 && b[2].start == 25 && b[3].start == 25, "block starts");
-    CHECK(b[1].end == 30 && b[2].end == 40, "ends unchanged");
+    /* Placement: 2 blocks per SM, blocks of 2 warps. SM 0: A [10..30], B [12..20], C first issues
+     * at 26 but was placed when B exited (20), D at 35 placed when A exited (30); SM 1: E alone. */
+    gl_warp_rec b[10] = {{10, 20, 0, 0}, {14, 30, 0, 1}, /* A */ {12, 20, 0, 2}, {13, 18, 0, 3}, /* B */
+                         {26, 40, 0, 0}, {27, 41, 0, 1}, /* C */ {35, 50, 0, 2}, {36, 52, 0, 3}, /* D */
+                         {11, 60, 1, 0}, {15, 61, 1, 1} /* E */};
+    gl_warps_start_at_placement(b, 10, 2, 2);
+    CHECK(b[0].start == 10 && b[1].start == 10, "A placed when SM 0 started: %llu", (unsigned long long)b[1].start);
+    CHECK(b[2].start == 10 && b[3].start == 10, "B is in the first wave: %llu", (unsigned long long)b[2].start);
+    CHECK(b[4].start == 20 && b[5].start == 20, "C placed when B exited: %llu", (unsigned long long)b[4].start);
+    CHECK(b[6].start == 30 && b[7].start == 30, "D placed when A exited: %llu", (unsigned long long)b[6].start);
+    CHECK(b[8].start == 11 && b[9].start == 11, "E: its own first instruction");
+    CHECK(b[1].end == 30 && b[7].end == 52, "ends unchanged");
     /* A record the kernel never wrote (poison) or from an SM the GPU does not have is refused. */
     unsigned long long bad[2][3] = {{1, 2, 0}, {~0ull, ~0ull, ~0ull}};
     CHECK(gl_unpack_warp_records(&bad[0][0], 2, r, 4, "test (expected message)") == -1, "poison refused");

@@ -225,7 +225,7 @@ static void measure_residency(lab03 *L, launch_job *j, gl_row *row, int timeline
     GL_CHECK(cudaStreamSynchronize(L->lab.timer.stream));
     GL_CHECK(cudaMemcpy(h_rec, d_rec, bytes, cudaMemcpyDeviceToHost));
     if (gl_unpack_warp_records(h_rec, warps, rec, L->lab.dev.sms, what)) exit(GL_EXIT_FAIL);
-    gl_warps_start_with_block(rec, warps, j->sh.threads / 32);
+    gl_warps_start_at_placement(rec, warps, j->sh.threads / 32, (int)row->blocks_per_sm);
     if (timeline && L->has_timeline) write_timeline(L, row, rec, warps, j->sh.threads / 32);
     gl_residency g = gl_residency_of(rec, warps, L->lab.dev.sms, L->max_warps);
     row->achieved_occupancy = g.achieved_occupancy;
