@@ -142,15 +142,14 @@ static void print_limits(const lab03 *L)
 
 /* ---------------------------------------------------------------- one launch, measured */
 
-/* A launch of one kernel: how to enqueue it, its shape, what it computes. */
-typedef struct launch_job launch_job;
-struct launch_job {
+/* A launch of one kernel: its shape, which kernel, and its arguments. */
+typedef struct {
     launch_shape sh;
-    int is_seed;
+    int is_seed; /* the seed's vector_add (seed), else work kernel `kernel` (work) */
     work_kernel kernel;
     seed_args seed;
     work_args work;
-};
+} launch_job;
 
 static void enqueue_job(void *ctx, cudaStream_t s)
 {
@@ -566,6 +565,9 @@ static void run_latency(lab03 *L, uint32_t stream_n)
 
 static void print_latency_summary(const lab03 *L)
 {
+    int any = 0;
+    for (size_t v = 0; v < N_LAT_VARIANTS; v++) any |= L->lat[v][0] > 0;
+    if (!any) return;
     printf("\n== latency: throughput against resident warps per SM (GB/s and %% of the copy, or GFLOP/s)\n");
     gl_col cols[1 + N_LAT] = {{"variant", "", 17}};
     char heads[N_LAT][16];
