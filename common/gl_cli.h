@@ -32,6 +32,7 @@ typedef struct {
     int n_names;
     long long size_min, size_max; /* allowed --size range */
     const char *size_help;        /* what --size means in this lab */
+    int takes_images;             /* 1: the lab accepts --image FILE and --save DIR */
 } gl_cli_spec;
 
 typedef struct {
@@ -47,7 +48,9 @@ typedef struct {
     long long size; /* 0: the lab's default sizes */
     int device;
     uint64_t seed;
-    const char *csv; /* NULL: no CSV; "-": stdout */
+    const char *csv;   /* NULL: no CSV; "-": stdout */
+    const char *image; /* --image FILE: the input picture (labs that take images); NULL: generated */
+    const char *save;  /* --save DIR: write the input and outputs as PGM and PNG there; NULL: no */
     gl_time_opts timing;
     int n_only;
     char only[GL_MAX_ONLY][64];
@@ -71,10 +74,14 @@ static inline void gl_cli_help(const gl_cli_spec *s, FILE *f)
             "  --device N         GPU to use (default 0)\n"
             "  --csv FILE         also write results as CSV (plots/README.md); '-' = stdout\n"
             "  --flush-l2         overwrite the L2 cache before every timed repetition\n"
-            "  --once             launch each measured kernel once (for ncu); times not meaningful\n"
-            "exit codes: 0 ok, 1 failure (verification, CUDA error, out of memory), 2 usage, 77 no GPU\n",
+            "  --once             launch each measured kernel once (for ncu); times not meaningful\n",
             s->prog, s->summary, s->prog, s->size_help, s->size_min, s->size_max,
             (unsigned long long)GL_DEFAULT_SEED);
+    if (s->takes_images)
+        fprintf(f, "  --image FILE       input picture: 8-bit binary PGM (P5, maxval 255); default: generated\n"
+                   "  --save DIR         write the input and every output picture there (PGM and PNG)\n");
+    fprintf(f, "exit codes: 0 ok, 1 failure (verification, CUDA error, out of memory, write error), "
+               "2 usage, 77 no GPU\n");
 }
 
 static inline void gl_cli_list(const gl_cli_spec *s, FILE *f)
@@ -207,9 +214,11 @@ static inline int gl_cli_parse(gl_cli *c, const gl_cli_spec *s, int argc, char *
             *sw = 1;
             continue;
         }
+        int image_flag = s->takes_images && (!strcmp(flag, "--image") || !strcmp(flag, "--save"));
         int takes_value = !strcmp(flag, "--size") || !strcmp(flag, "--reps") ||
                           !strcmp(flag, "--warmup") || !strcmp(flag, "--seed") ||
-                          !strcmp(flag, "--device") || !strcmp(flag, "--csv") || !strcmp(flag, "--only");
+                          !strcmp(flag, "--device") || !strcmp(flag, "--csv") || !strcmp(flag, "--only") ||
+                          image_flag;
         if (!takes_value) {
             fprintf(err, "%s: unknown option '%s' (see --help)\n", s->prog, arg);
             return GL_CLI_USAGE;
@@ -253,6 +262,19 @@ static inline int gl_cli_parse(gl_cli *c, const gl_cli_spec *s, int argc, char *
             }
             if (strcmp(val, "-") && gl_cli_check_output(s->prog, "--csv", val, err)) return GL_CLI_USAGE;
             c->csv = val;
+        } else if (!strcmp(flag, "--image")) {
+            if (!*val || access(val, R_OK) != 0) {
+                fprintf(err, "%s: --image '%s': %s\n", s->prog, val, *val ? strerror(errno) : "needs a file name");
+                return GL_CLI_USAGE;
+            }
+            c->image = val; /* its contents are checked by the lab before any GPU work */
+        } else if (!strcmp(flag, "--save")) {
+            struct stat st;
+            if (!*val || stat(val, &st) != 0 || !S_ISDIR(st.st_mode) || access(val, W_OK | X_OK) != 0) {
+                fprintf(err, "%s: --save '%s': needs an existing, writable directory\n", s->prog, val);
+                return GL_CLI_USAGE;
+            }
+            c->save = val;
         } else if (gl_cli_add_only(c, s, val, err)) {
             return GL_CLI_USAGE;
         }

@@ -13,6 +13,14 @@ typedef struct {
     unsigned long long requests, sectors, segments;
 } gl_load_counts;
 
+/* This thread's lane in its warp (right for 1D, 2D and 3D blocks alike). */
+static __device__ __forceinline__ unsigned int gl_lane_id(void)
+{
+    unsigned int v;
+    asm("mov.u32 %0, %%laneid;" : "=r"(v));
+    return v;
+}
+
 /* The lane that acts for its warp (atomics, per-warp counts): the lowest active one. */
 static __device__ __forceinline__ unsigned int gl_lowest_active_lane(unsigned int active)
 {
@@ -23,31 +31,34 @@ static __device__ __forceinline__ unsigned int gl_lowest_active_lane(unsigned in
 static __device__ __forceinline__ unsigned int gl_warp_unique(unsigned int active, unsigned long long key)
 {
     unsigned int same = __match_any_sync(active, key);
-    unsigned int lane = threadIdx.x & 31u;
+    unsigned int lane = gl_lane_id();
     unsigned int leader = gl_lowest_active_lane(same); /* lowest lane holding this key */
     return __popc(__ballot_sync(active, leader == lane));
 }
 
-/* Count one warp-wide load request of the address this lane is about to read. */
+/* Count one warp-wide load request of the address this lane is about to read. The request is
+ * counted once, in the lowest active lane (so a load that only some lanes execute is counted right
+ * whichever lanes they are); gl_count_flush adds every lane's counts. */
 static __device__ __forceinline__ void gl_count_load(gl_load_counts *c, const void *addr)
 {
     if (!c) return;
     unsigned int active = __activemask();
     unsigned long long a = (unsigned long long)addr;
+    unsigned int sectors = gl_warp_unique(active, a >> 5);
+    unsigned int segments = gl_warp_unique(active, a >> 7);
+    if (gl_lane_id() != gl_lowest_active_lane(active)) return;
     c->requests += 1;
-    c->sectors += gl_warp_unique(active, a >> 5);
-    c->segments += gl_warp_unique(active, a >> 7);
+    c->sectors += sectors;
+    c->segments += segments;
 }
 
-/* Add this warp's counts to the three global totals (one lane per warp does the atomics). */
+/* Add this lane's counts to the three global totals (only lanes that counted something). */
 static __device__ __forceinline__ void gl_count_flush(const gl_load_counts *c, unsigned long long *totals)
 {
-    unsigned int active = __activemask();
-    if ((threadIdx.x & 31u) == gl_lowest_active_lane(active)) {
-        atomicAdd(&totals[0], c->requests);
-        atomicAdd(&totals[1], c->sectors);
-        atomicAdd(&totals[2], c->segments);
-    }
+    if (!c->requests) return;
+    atomicAdd(&totals[0], c->requests);
+    atomicAdd(&totals[1], c->sectors);
+    atomicAdd(&totals[2], c->segments);
 }
 
 /* Warp execution efficiency and divergent branches, measured inside the program (Lab 02).
@@ -68,7 +79,7 @@ static __device__ __forceinline__ void gl_count_active(gl_lane_counts *c)
     if (!c) return;
     unsigned int active = __activemask();
     c->lane_units += 1;
-    if ((threadIdx.x & 31u) == gl_lowest_active_lane(active)) c->warp_units += 1;
+    if (gl_lane_id() == gl_lowest_active_lane(active)) c->warp_units += 1;
 }
 
 static __device__ __forceinline__ void gl_count_branch(gl_lane_counts *c, int cond)
@@ -76,7 +87,7 @@ static __device__ __forceinline__ void gl_count_branch(gl_lane_counts *c, int co
     if (!c) return;
     unsigned int active = __activemask();
     unsigned int taken = __ballot_sync(active, cond);
-    if ((threadIdx.x & 31u) == gl_lowest_active_lane(active)) {
+    if (gl_lane_id() == gl_lowest_active_lane(active)) {
         c->branches += 1;
         c->divergent += taken != 0u && taken != active;
     }
@@ -149,6 +160,17 @@ static __device__ __forceinline__ void gl_warp_record(const gl_warp_clock *c, un
 #define GL_KERNEL_PAIR(name, args_type, counts_type, flush)                                 \
     static __global__ void name(args_type a) { name##_body(a, NULL); }                      \
     static __global__ void count_##name(args_type a)                                        \
+    {                                                                                       \
+        counts_type c;                                                                      \
+        memset(&c, 0, sizeof c);                                                            \
+        if (name##_body(a, &c)) flush(&c, a.counts);                                        \
+    }
+
+/* The same with __launch_bounds__(max_threads) on both kernels: the compiler keeps their registers
+ * within what a block of max_threads may use (64 per thread for 1024 threads). */
+#define GL_KERNEL_PAIR_BOUNDED(name, args_type, counts_type, flush, max_threads)             \
+    static __global__ void __launch_bounds__(max_threads) name(args_type a) { name##_body(a, NULL); } \
+    static __global__ void __launch_bounds__(max_threads) count_##name(args_type a)          \
     {                                                                                       \
         counts_type c;                                                                      \
         memset(&c, 0, sizeof c);                                                            \

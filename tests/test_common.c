@@ -127,12 +127,15 @@ static void test_csv(void)
 }
 
 static const gl_name NAMES[] = {{"alpha", "a"}, {"beta", "b"}, {"b1", "variant of beta"}};
-static const gl_cli_spec SPEC = {"prog", "test", NAMES, 3, 32, 1 << 20, "elements"};
+static const gl_cli_spec SPEC = {"prog", "test", NAMES, 3, 32, 1 << 20, "elements", 0};
+static const gl_cli_spec SPEC_IMG = {"prog", "test", NAMES, 3, 32, 1 << 20, "elements", 1};
+
+static const gl_cli_spec *parse_spec = &SPEC;
 
 static int parse(gl_cli *c, char *msg, size_t len, int argc, char **argv)
 {
     FILE *err = tmpfile();
-    int rc = gl_cli_parse(c, &SPEC, argc, argv, err);
+    int rc = gl_cli_parse(c, parse_spec, argc, argv, err);
     rewind(err);
     size_t n = fread(msg, 1, len - 1, err);
     msg[n] = '\0';
@@ -256,6 +259,17 @@ static void test_cli(void)
     EXPECT_USAGE("--only needs at least one name", "--only", ",");
     EXPECT_USAGE("--reps needs a value", "--reps");
     EXPECT_USAGE("--quick takes no value", "--quick=1");
+    /* --image and --save exist only for labs that take images. */
+    EXPECT_USAGE("unknown option '--image'", "--image", "/dev/null");
+    parse_spec = &SPEC_IMG;
+    rc = parse(&c, msg, sizeof msg, NARGS("--image", "/dev/null", "--save=/tmp"), ARGV("--image", "/dev/null", "--save=/tmp"));
+    CHECK(rc == GL_CLI_RUN && c.image && !strcmp(c.image, "/dev/null") && c.save && !strcmp(c.save, "/tmp"),
+          "--image, --save: %d %s", rc, msg);
+    EXPECT_USAGE("--image '/no/such.pgm': No such file or directory", "--image", "/no/such.pgm");
+    EXPECT_USAGE("--image '': needs a file name", "--image=");
+    EXPECT_USAGE("--save '/no/such/dir': needs an existing, writable directory", "--save", "/no/such/dir");
+    EXPECT_USAGE("--save '/dev/null': needs an existing, writable directory", "--save", "/dev/null");
+    parse_spec = &SPEC;
 }
 
 int main(void)

@@ -50,6 +50,7 @@ static const gl_cli_spec SPEC = {
     1 << 20,
     1LL << 28,
     "elements of the memory-bound latency arrays, a multiple of 4096",
+    0, /* no --image / --save */
 };
 
 /* The seed document's Tesla K40 table (15 SMX, treated as 16): per size, S1 then S2. */

@@ -1,0 +1,623 @@
+/* gl_image.h - 8-bit grayscale pictures for the image labs: read and write binary PGM, write PNG
+ * (stored deflate, no library), and generate a deterministic test picture.
+ * Header-only C11 (also compiles as C++); needs POSIX stat() for the file checks.
+ *
+ * The reader trusts nothing in the file: every header token is range-checked, and the pixel
+ * bytes the header promises must be in the file before any memory is allocated for them, so a
+ * 20-byte file that claims 30000x30000 pixels is refused at once. Both writers produce a complete
+ * file or none: PATH.tmp, every write checked, then renamed to PATH (a device such as /dev/full
+ * is written in place, as gl_report.h does). Errors come back as one line "PATH: reason". */
+#ifndef GL_IMAGE_H
+#define GL_IMAGE_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "gl_rng.h"
+
+#define GL_IMAGE_MAX_SIDE 65535
+#define GL_IMAGE_MAX_PIXELS (1LL << 30)
+
+typedef struct {
+    int width, height;
+    unsigned char *pixels; /* row-major, tight (row stride = width) */
+} gl_image;
+
+static inline void gl_image_free(gl_image *img)
+{
+    free(img->pixels);
+    memset(img, 0, sizeof *img);
+}
+
+/* printf into the caller's error buffer (err may be NULL or errlen 0: no message). */
+static inline void gl_image_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* 1 if width x height is a size this header handles: each side 1..65535, at most 2^30 pixels. */
+static inline int gl_image_size_ok(long long width, long long height)
+{
+    return width >= 1 && width <= GL_IMAGE_MAX_SIDE && height >= 1 && height <= GL_IMAGE_MAX_SIDE &&
+           width * height <= GL_IMAGE_MAX_PIXELS;
+}
+
+/* ---- PGM reader ---- */
+
+/* Netpbm whitespace (the C locale's isspace, spelled out so no locale can change it). */
+static inline int gl_pgm_space(int c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+/* A byte for a message: 'x' if printable, else "byte 0x00"; "end of file" for EOF. */
+static inline const char *gl_pgm_byte_name(int c, char *buf, size_t len)
+{
+    if (c == EOF) snprintf(buf, len, "end of file");
+    else if (c > 0x20 && c < 0x7f) snprintf(buf, len, "'%c'", c);
+    else snprintf(buf, len, "byte 0x%02x", (unsigned)c);
+    return buf;
+}
+
+typedef struct {
+    FILE *f;
+    const char *path;
+    long long pos; /* bytes consumed so far */
+    char *err;
+    size_t errlen;
+} gl_pgm_in;
+
+static inline int gl_pgm_getc(gl_pgm_in *in)
+{
+    int c = getc(in->f);
+    if (c != EOF) in->pos++;
+    return c;
+}
+
+/* EOF in the header: a read error, or the header ends before `what`. Always returns -1. */
+static inline int gl_pgm_eof(gl_pgm_in *in, const char *what)
+{
+    if (ferror(in->f)) gl_image_err(in->err, in->errlen, "%s: read error: %s", in->path, strerror(errno));
+    else gl_image_err(in->err, in->errlen, "%s: header ends %s", in->path, what);
+    return -1;
+}
+
+/* Skip whitespace and '#' comments (a comment runs to the next LF or CR), starting at byte c
+ * already read; returns the first byte of the next token, or EOF. */
+static inline int gl_pgm_skip(gl_pgm_in *in, int c)
+{
+    for (;;) {
+        if (c == '#') {
+            do c = gl_pgm_getc(in);
+            while (c != EOF && c != '\n' && c != '\r');
+            if (c == EOF) return EOF;
+        } else if (!gl_pgm_space(c)) {
+            return c;
+        }
+        c = gl_pgm_getc(in);
+    }
+}
+
+/* Read the decimal token `what` that starts at byte c. Values above 10^12 saturate there (the
+ * digits are still consumed, so thousands of them are fine); *digits counts them. On return
+ * *next is the byte after the token. Returns -1 (message set) if c is not a digit. */
+static inline int gl_pgm_number(gl_pgm_in *in, int c, const char *what, long long *value, long long *digits,
+                                int *next)
+{
+    const long long cap = 1000000000000LL;
+    char b[24];
+    if (c == EOF) {
+        char where[32];
+        snprintf(where, sizeof where, "before the %s", what);
+        return gl_pgm_eof(in, where);
+    }
+    if (c < '0' || c > '9') {
+        gl_image_err(in->err, in->errlen, "%s: %s: expected a decimal number, found %s", in->path, what,
+                     gl_pgm_byte_name(c, b, sizeof b));
+        return -1;
+    }
+    long long v = 0, n = 0;
+    for (; c >= '0' && c <= '9'; c = gl_pgm_getc(in), n++)
+        v = v > cap ? v : v * 10 + (c - '0');
+    *value = v;
+    *digits = n;
+    *next = c;
+    return 0;
+}
+
+/* Read width or height: a number in 1..65535 followed by whitespace or a comment. */
+static inline int gl_pgm_side(gl_pgm_in *in, int *c, const char *what, int *side)
+{
+    long long v, digits;
+    char b[24];
+    if (gl_pgm_number(in, gl_pgm_skip(in, *c), what, &v, &digits, c)) return -1;
+    if (v > 1000000000000LL) {
+        gl_image_err(in->err, in->errlen, "%s: %s is too large (%lld digits): allowed 1..%d", in->path, what,
+                     digits, GL_IMAGE_MAX_SIDE);
+        return -1;
+    }
+    if (v < 1 || v > GL_IMAGE_MAX_SIDE) {
+        gl_image_err(in->err, in->errlen, "%s: %s %lld is invalid: allowed 1..%d", in->path, what, v,
+                     GL_IMAGE_MAX_SIDE);
+        return -1;
+    }
+    if (*c == EOF) {
+        char where[32];
+        snprintf(where, sizeof where, "after the %s", what);
+        return gl_pgm_eof(in, where);
+    }
+    if (!gl_pgm_space(*c) && *c != '#') {
+        gl_image_err(in->err, in->errlen, "%s: %s: unexpected %s after the number", in->path, what,
+                     gl_pgm_byte_name(*c, b, sizeof b));
+        return -1;
+    }
+    *side = (int)v;
+    return 0;
+}
+
+/* The header up to the first pixel byte: magic, width, height, maxval, one whitespace byte. */
+static inline int gl_pgm_header(gl_pgm_in *in, int *width, int *height)
+{
+    char b[24];
+    int m0 = gl_pgm_getc(in), m1 = m0 == EOF ? EOF : gl_pgm_getc(in);
+    if (m0 == EOF) {
+        if (ferror(in->f)) return gl_pgm_eof(in, "");
+        gl_image_err(in->err, in->errlen, "%s: empty file: not a binary PGM", in->path);
+        return -1;
+    }
+    if (m0 != 'P' || m1 != '5') {
+        char magic[16] = "";
+        int m[2] = {m0, m1};
+        for (int i = 0; i < 2 && m[i] != EOF; i++) {
+            size_t used = strlen(magic);
+            if (m[i] >= 0x20 && m[i] < 0x7f && m[i] != '\'' && m[i] != '\\')
+                snprintf(magic + used, sizeof magic - used, "%c", m[i]);
+            else
+                snprintf(magic + used, sizeof magic - used, "\\x%02x", (unsigned)m[i]);
+        }
+        gl_image_err(in->err, in->errlen, "%s: not a binary PGM (magic '%s'; only P5 is supported)", in->path,
+                     magic);
+        return -1;
+    }
+    int c = gl_pgm_getc(in);
+    if (c != EOF && !gl_pgm_space(c) && c != '#') {
+        gl_image_err(in->err, in->errlen, "%s: not a binary PGM (P5 followed by %s, not whitespace)", in->path,
+                     gl_pgm_byte_name(c, b, sizeof b));
+        return -1;
+    }
+    if (gl_pgm_side(in, &c, "width", width) || gl_pgm_side(in, &c, "height", height)) return -1;
+    if ((long long)*width * *height > GL_IMAGE_MAX_PIXELS) {
+        gl_image_err(in->err, in->errlen, "%s: %dx%d is too many pixels (%lld): at most %lld", in->path, *width,
+                     *height, (long long)*width * *height, GL_IMAGE_MAX_PIXELS);
+        return -1;
+    }
+    long long maxval, digits;
+    if (gl_pgm_number(in, gl_pgm_skip(in, c), "maxval", &maxval, &digits, &c)) return -1;
+    if (maxval != 255) {
+        if (maxval > 1000000000000LL)
+            gl_image_err(in->err, in->errlen, "%s: maxval is too large (%lld digits): only 8-bit PGM "
+                         "(maxval 255) is supported", in->path, digits);
+        else
+            gl_image_err(in->err, in->errlen, "%s: maxval %lld: only 8-bit PGM (maxval 255) is supported",
+                         in->path, maxval);
+        return -1;
+    }
+    /* Exactly one whitespace byte ends the header. A comment may come first (Netpbm allows one
+     * before that byte); its closing LF or CR is then the whitespace byte. */
+    if (c == '#') {
+        do c = gl_pgm_getc(in);
+        while (c != EOF && c != '\n' && c != '\r');
+    }
+    if (c == EOF) {
+        if (ferror(in->f)) return gl_pgm_eof(in, "");
+        gl_image_err(in->err, in->errlen, "%s: truncated: 0 of %lld pixel bytes (header ends after the maxval)",
+                     in->path, (long long)*width * *height);
+        return -1;
+    }
+    if (!gl_pgm_space(c)) {
+        gl_image_err(in->err, in->errlen, "%s: maxval: unexpected %s after the number", in->path,
+                     gl_pgm_byte_name(c, b, sizeof b));
+        return -1;
+    }
+    return 0;
+}
+
+/* Read an 8-bit binary PGM (P5, maxval 255); bytes after the pixels are ignored. Only regular
+ * files are read (a FIFO could block forever). Returns 0, or -1 with "PATH: reason" in err and
+ * *img zeroed. */
+static inline int gl_pgm_read(const char *path, gl_image *img, char *err, size_t errlen)
+{
+    memset(img, 0, sizeof *img);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        gl_image_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        gl_image_err(err, errlen, "%s: %s", path, S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+        return -1;
+    }
+    gl_pgm_in in = {fopen(path, "rb"), path, 0, err, errlen};
+    if (!in.f) {
+        gl_image_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    /* The file's size bounds what the header may promise. */
+    long size = -1;
+    if (fseek(in.f, 0, SEEK_END) == 0) size = ftell(in.f);
+    if (size < 0 || fseek(in.f, 0, SEEK_SET) != 0) {
+        gl_image_err(err, errlen, "%s: cannot determine the file size: %s", path, strerror(errno));
+        fclose(in.f);
+        return -1;
+    }
+    int width = 0, height = 0;
+    if (gl_pgm_header(&in, &width, &height)) {
+        fclose(in.f);
+        return -1;
+    }
+    long long need = (long long)width * height, left = (long long)size - in.pos;
+    if (left < need) {
+        gl_image_err(err, errlen, "%s: truncated: %lld of %lld pixel bytes", path, left < 0 ? 0 : left, need);
+        fclose(in.f);
+        return -1;
+    }
+    unsigned char *pixels = (unsigned char *)malloc((size_t)need);
+    if (!pixels) {
+        gl_image_err(err, errlen, "%s: out of memory for %dx%d pixels", path, width, height);
+        fclose(in.f);
+        return -1;
+    }
+    size_t got = fread(pixels, 1, (size_t)need, in.f);
+    int read_error = ferror(in.f), e = errno;
+    fclose(in.f);
+    if (got != (size_t)need) { /* the file shrank after the size check, or the disk failed */
+        if (read_error) gl_image_err(err, errlen, "%s: read error: %s", path, strerror(e));
+        else gl_image_err(err, errlen, "%s: truncated: %zu of %lld pixel bytes", path, got, need);
+        free(pixels);
+        return -1;
+    }
+    img->width = width;
+    img->height = height;
+    img->pixels = pixels;
+    return 0;
+}
+
+/* ---- checked output: PATH.tmp renamed into place ---- */
+
+typedef struct {
+    FILE *f;
+    const char *path;
+    char *tmp;  /* "PATH.tmp"; NULL when PATH is a device or pipe, written in place */
+    int failed; /* a write failed; err_no is its errno (0: none given) */
+    int err_no;
+} gl_image_out;
+
+static inline int gl_image_out_open(gl_image_out *o, const char *path, const gl_image *img, char *err,
+                                    size_t errlen)
+{
+    memset(o, 0, sizeof *o);
+    o->path = path;
+    if (!img || !img->pixels || !gl_image_size_ok(img->width, img->height)) {
+        gl_image_err(err, errlen, "%s: cannot write an invalid image (%dx%d%s)", path, img ? img->width : 0,
+                     img ? img->height : 0, img && img->pixels ? "" : ", no pixels");
+        return -1;
+    }
+    /* Like gl_report.h: a regular file (or a new one) goes through PATH.tmp; an existing device
+     * is written as is (renaming over /dev/full would replace the device with a file). */
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode)) {
+        size_t n = strlen(path);
+        o->tmp = (char *)malloc(n + 5);
+        if (!o->tmp) {
+            gl_image_err(err, errlen, "%s: cannot write: out of memory", path);
+            return -1;
+        }
+        memcpy(o->tmp, path, n);
+        memcpy(o->tmp + n, ".tmp", 5);
+    }
+    errno = 0;
+    o->f = fopen(o->tmp ? o->tmp : path, "wb");
+    if (!o->f) {
+        gl_image_err(err, errlen, "%s: cannot write: %s", path, errno ? strerror(errno) : "fopen failed");
+        free(o->tmp);
+        o->tmp = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* Write n bytes; the first failure is remembered and later writes are skipped. */
+static inline void gl_image_out_put(gl_image_out *o, const void *p, size_t n)
+{
+    if (o->failed || n == 0) return;
+    errno = 0;
+    if (fwrite(p, 1, n, o->f) != n) {
+        o->failed = 1;
+        o->err_no = errno;
+    }
+}
+
+/* Flush, close and rename into place. Returns 0, or -1 with "PATH: reason" (tmp removed). */
+static inline int gl_image_out_close(gl_image_out *o, char *err, size_t errlen)
+{
+    errno = 0;
+    if (!o->failed && fflush(o->f) != 0) {
+        o->failed = 1;
+        o->err_no = errno;
+    }
+    errno = 0;
+    if (fclose(o->f) != 0 && !o->failed) {
+        o->failed = 1;
+        o->err_no = errno;
+    }
+    o->f = NULL;
+    if (!o->failed && o->tmp && rename(o->tmp, o->path) != 0) {
+        gl_image_err(err, errlen, "%s: cannot rename %s into place: %s", o->path, o->tmp, strerror(errno));
+        o->failed = 2; /* message already written */
+    }
+    if (o->failed == 1)
+        gl_image_err(err, errlen, "%s: cannot write: %s", o->path, o->err_no ? strerror(o->err_no) : "write error");
+    if (o->failed && o->tmp) remove(o->tmp);
+    free(o->tmp);
+    o->tmp = NULL;
+    return o->failed ? -1 : 0;
+}
+
+/* Write P5 with maxval 255. Returns 0, or -1 with "PATH: reason" in err. */
+static inline int gl_pgm_write(const char *path, const gl_image *img, char *err, size_t errlen)
+{
+    gl_image_out o;
+    if (gl_image_out_open(&o, path, img, err, errlen)) return -1;
+    char header[48];
+    int n = snprintf(header, sizeof header, "P5\n%d %d\n255\n", img->width, img->height);
+    gl_image_out_put(&o, header, (size_t)n);
+    gl_image_out_put(&o, img->pixels, (size_t)img->width * img->height);
+    return gl_image_out_close(&o, err, errlen);
+}
+
+/* ---- PNG writer: grayscale, 8 bits, one IDAT of stored (uncompressed) deflate blocks ---- */
+
+#define GL_PNG_STORED_MAX 65535 /* bytes in one stored deflate block */
+
+typedef struct {
+    gl_image_out out;
+    uint32_t crc_table[256];
+    uint32_t crc;              /* running CRC-32 of the current chunk (type and data) */
+    uint32_t adler_a, adler_b; /* Adler-32 of the uncompressed zlib data */
+    uint64_t raw_left;         /* uncompressed bytes not yet written */
+    uint32_t block_left;       /* bytes left in the current stored block */
+} gl_png_out;
+
+static inline void gl_png_put32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+/* Write bytes that belong to the current chunk's CRC (reflected CRC-32, polynomial 0xedb88320). */
+static inline void gl_png_crc_put(gl_png_out *s, const unsigned char *p, size_t n)
+{
+    uint32_t c = s->crc;
+    for (size_t i = 0; i < n; i++) c = s->crc_table[(c ^ p[i]) & 0xff] ^ (c >> 8);
+    s->crc = c;
+    gl_image_out_put(&s->out, p, n);
+}
+
+/* Start a chunk: its length (outside the CRC), then its type (the CRC starts there). */
+static inline void gl_png_chunk_begin(gl_png_out *s, const char *type, uint32_t length)
+{
+    unsigned char len[4];
+    gl_png_put32(len, length);
+    gl_image_out_put(&s->out, len, 4);
+    s->crc = 0xffffffffu;
+    gl_png_crc_put(s, (const unsigned char *)type, 4);
+}
+
+static inline void gl_png_chunk_end(gl_png_out *s)
+{
+    unsigned char crc[4];
+    gl_png_put32(crc, s->crc ^ 0xffffffffu);
+    gl_image_out_put(&s->out, crc, 4);
+}
+
+/* Uncompressed zlib data: split into stored blocks of at most 65535 bytes, each preceded by its
+ * 5-byte header (BFINAL and BTYPE=00 in one byte, then LEN and ~LEN, little-endian). */
+static inline void gl_png_raw(gl_png_out *s, const unsigned char *p, size_t n)
+{
+    while (n > 0) {
+        if (s->block_left == 0) {
+            uint32_t len = s->raw_left < GL_PNG_STORED_MAX ? (uint32_t)s->raw_left : GL_PNG_STORED_MAX;
+            unsigned char h[5] = {(unsigned char)(len == s->raw_left), (unsigned char)len,
+                                  (unsigned char)(len >> 8), (unsigned char)~len, (unsigned char)(~len >> 8)};
+            gl_png_crc_put(s, h, 5);
+            s->block_left = len;
+        }
+        size_t k = n < s->block_left ? n : s->block_left;
+        /* Adler-32 (RFC 1950); 5552 bytes is the most that cannot overflow 32 bits between mods. */
+        for (size_t i = 0; i < k;) {
+            size_t end = k - i > 5552 ? i + 5552 : k;
+            for (; i < end; i++) {
+                s->adler_a += p[i];
+                s->adler_b += s->adler_a;
+            }
+            s->adler_a %= 65521;
+            s->adler_b %= 65521;
+        }
+        gl_png_crc_put(s, p, k);
+        s->block_left -= (uint32_t)k;
+        s->raw_left -= k;
+        p += k;
+        n -= k;
+    }
+}
+
+/* Write an 8-bit grayscale PNG. Returns 0, or -1 with "PATH: reason" in err. */
+static inline int gl_png_write_gray8(const char *path, const gl_image *img, char *err, size_t errlen)
+{
+    gl_png_out s;
+    memset(&s, 0, sizeof s);
+    if (gl_image_out_open(&s.out, path, img, err, errlen)) return -1;
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++) c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+        s.crc_table[i] = c;
+    }
+    static const unsigned char signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    gl_image_out_put(&s.out, signature, 8);
+
+    /* IHDR: width, height, bit depth 8, colour type 0 (grey), deflate, filter set 0, no interlace. */
+    unsigned char ihdr[13] = {0};
+    gl_png_put32(ihdr, (uint32_t)img->width);
+    gl_png_put32(ihdr + 4, (uint32_t)img->height);
+    ihdr[8] = 8;
+    gl_png_chunk_begin(&s, "IHDR", 13);
+    gl_png_crc_put(&s, ihdr, 13);
+    gl_png_chunk_end(&s);
+
+    /* IDAT: zlib header, the scanlines (filter byte 0, then the row) in stored blocks, Adler-32.
+     * At most 2^30 + 65535 raw bytes, so the chunk stays below PNG's 2^31 - 1 length limit. */
+    uint64_t raw = (uint64_t)img->height * ((uint64_t)img->width + 1);
+    uint64_t blocks = (raw + GL_PNG_STORED_MAX - 1) / GL_PNG_STORED_MAX;
+    gl_png_chunk_begin(&s, "IDAT", (uint32_t)(2 + raw + 5 * blocks + 4));
+    static const unsigned char zlib_header[2] = {0x78, 0x01}; /* deflate, 32K window; 0x7801 % 31 == 0 */
+    gl_png_crc_put(&s, zlib_header, 2);
+    s.adler_a = 1;
+    s.raw_left = raw;
+    static const unsigned char filter_none = 0;
+    for (int y = 0; y < img->height && !s.out.failed; y++) {
+        gl_png_raw(&s, &filter_none, 1);
+        gl_png_raw(&s, img->pixels + (size_t)y * img->width, (size_t)img->width);
+    }
+    unsigned char adler[4];
+    gl_png_put32(adler, (s.adler_b << 16) | s.adler_a);
+    gl_png_crc_put(&s, adler, 4);
+    gl_png_chunk_end(&s);
+
+    gl_png_chunk_begin(&s, "IEND", 0);
+    gl_png_chunk_end(&s);
+    return gl_image_out_close(&s.out, err, errlen);
+}
+
+/* ---- the generated test picture ---- */
+
+/* Paint value v into the rectangle [x0, x1) x [y0, y1), clipped to the image. */
+static inline void gl_image_fill_rect(gl_image *img, long long x0, long long y0, long long x1, long long y1,
+                                      unsigned char v)
+{
+    if (x0 < 0) x0 = 0;
+    if (y0 < 0) y0 = 0;
+    if (x1 > img->width) x1 = img->width;
+    if (y1 > img->height) y1 = img->height;
+    for (long long y = y0; y < y1; y++)
+        for (long long x = x0; x < x1; x++) img->pixels[y * img->width + x] = v;
+}
+
+/* Paint a filled disc of radius r around (cx, cy): every pixel centre within r. */
+static inline void gl_image_fill_disc(gl_image *img, long long cx, long long cy, long long r, unsigned char v)
+{
+    for (long long y = cy - r; y <= cy + r; y++) {
+        if (y < 0 || y >= img->height) continue;
+        for (long long x = cx - r; x <= cx + r; x++)
+            if (x >= 0 && x < img->width && (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r)
+                img->pixels[y * img->width + x] = v;
+    }
+}
+
+/* Draw one made-up glyph with its top-left corner at (x, y): a 5x7 box (scaled by the stroke width
+ * s) built from strokes like a segment display's - three bars, four half-height sides, a centre
+ * stem - so lines of glyphs read as text. Only pixels inside `clip` (x0, y0, x1, y1) change. */
+static inline void gl_image_glyph(gl_image *img, long long x, long long y, int s, uint32_t segments,
+                                  unsigned char ink, const long long clip[4])
+{
+    /* segment: x, y, w, h in glyph units (1 unit = s pixels) */
+    static const int seg[8][4] = {{0, 0, 5, 1}, {0, 3, 5, 1}, {0, 6, 5, 1}, {0, 0, 1, 4},
+                                  {0, 3, 1, 4}, {4, 0, 1, 4}, {4, 3, 1, 4}, {2, 0, 1, 7}};
+    for (int k = 0; k < 8; k++) {
+        if (!(segments >> k & 1)) continue;
+        long long x0 = x + (long long)seg[k][0] * s, y0 = y + (long long)seg[k][1] * s;
+        long long x1 = x0 + (long long)seg[k][2] * s, y1 = y0 + (long long)seg[k][3] * s;
+        gl_image_fill_rect(img, x0 > clip[0] ? x0 : clip[0], y0 > clip[1] ? y0 : clip[1],
+                           x1 < clip[2] ? x1 : clip[2], y1 < clip[3] ? y1 : clip[3], ink);
+    }
+}
+
+/* A value in [lo, hi) from the next draw (hi > lo). */
+static inline long long gl_image_pick(gl_rng *r, long long lo, long long hi)
+{
+    return lo + (long long)gl_range((uint32_t)(gl_rng_next(r) >> 32), (uint32_t)(hi - lo));
+}
+
+/* A deterministic test picture (same seed: same bytes everywhere; integer arithmetic only): a
+ * diagonal gradient, discs and rectangles with sharp edges, a paper block of text-like strokes
+ * one and two pixels wide, then uniform noise of +-8. Every position and size is a fraction of
+ * the image, so any size works (below 3x3 the shapes degenerate to a few pixels). Returns 0, or
+ * -1 if the size is out of range (gl_image_size_ok) or allocation fails; *img is zeroed then. */
+static inline int gl_image_generate(gl_image *img, int width, int height, uint64_t seed)
+{
+    memset(img, 0, sizeof *img);
+    if (!gl_image_size_ok(width, height)) return -1;
+    img->pixels = (unsigned char *)malloc((size_t)width * height);
+    if (!img->pixels) return -1;
+    img->width = width;
+    img->height = height;
+    gl_rng r = gl_rng_seeded(seed, 0x1ae);
+    const long long w = width, h = height, small = w < h ? w : h;
+
+    /* Background: 24 at the top-left corner rising to 224 at the bottom-right. */
+    for (long long y = 0; y < h; y++)
+        for (long long x = 0; x < w; x++)
+            img->pixels[y * w + x] = (unsigned char)(24 + 200 * (x * h + y * w) / (2 * w * h));
+
+    /* Three rectangles and four discs of random grey anywhere in the picture. */
+    for (int i = 0; i < 3; i++) {
+        long long rw = gl_image_pick(&r, w / 8 + 1, w / 3 + 2), rh = gl_image_pick(&r, h / 8 + 1, h / 3 + 2);
+        long long x0 = gl_image_pick(&r, 0, w - rw / 2 + 1), y0 = gl_image_pick(&r, 0, h - rh / 2 + 1);
+        gl_image_fill_rect(img, x0, y0, x0 + rw, y0 + rh, (unsigned char)gl_image_pick(&r, 0, 256));
+    }
+    for (int i = 0; i < 4; i++) {
+        long long rad = gl_image_pick(&r, small / 16, small / 6 + 1);
+        long long cx = gl_image_pick(&r, 0, w), cy = gl_image_pick(&r, 0, h);
+        gl_image_fill_disc(img, cx, cy, rad, (unsigned char)gl_image_pick(&r, 0, 256));
+    }
+
+    /* Text: a light block in the lower left, lines of dark glyphs; the upper half of the block
+     * has strokes one pixel wide (glyph cells 7x10), the lower half two pixels (14x20). */
+    long long clip[4] = {w / 16, h - h / 3 - h / 16, w / 16 + w / 2, h - h / 16};
+    gl_image_fill_rect(img, clip[0], clip[1], clip[2], clip[3], (unsigned char)gl_image_pick(&r, 220, 250));
+    unsigned char ink = (unsigned char)gl_image_pick(&r, 8, 40);
+    long long mid = (clip[1] + clip[3]) / 2;
+    for (int s = 1; s <= 2; s++) {
+        long long top = s == 1 ? clip[1] + 2 : mid + 2, bottom = s == 1 ? mid : clip[3];
+        long long part[4] = {clip[0], top, clip[2], bottom};
+        for (long long y = top; y < bottom; y += 10 * s)
+            for (long long x = clip[0] + 2; x < clip[2]; x += 7 * s) {
+                uint64_t d = gl_rng_next(&r);
+                if ((d & 7) == 0) continue; /* a space between words */
+                /* keep glyphs sparse enough to read: never all eight segments */
+                gl_image_glyph(img, x, y, s, (uint32_t)(d >> 8) & 0xff & ~(uint32_t)(1u << (d >> 3 & 7)), ink, part);
+            }
+    }
+
+    /* Noise: +-8 on every pixel, clamped; four 16-bit draws from each 64-bit number. */
+    size_t n = (size_t)w * h;
+    for (size_t i = 0; i < n; i += 4) {
+        uint64_t d = gl_rng_next(&r);
+        for (size_t k = 0; k < 4 && i + k < n; k++, d >>= 16) {
+            int v = img->pixels[i + k] + (int)(((d & 0xffff) * 17) >> 16) - 8;
+            img->pixels[i + k] = (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v);
+        }
+    }
+    return 0;
+}
+
+#endif

@@ -1,0 +1,320 @@
+/* ladder.cu - Lab 04, part 1: the image-convolution ladder. Each rung is a short kernel body with a
+ * `gl_load_counts *c` argument: the timed kernel passes NULL, its count_ twin a counter of global
+ * load requests and the sectors they touch (gl_metrics.cuh), as in Lab 01.
+ *
+ * The seed's rungs (000: GTX 1660 Ti): 32 x 32 threads per block, and
+ *   GM   the filter read from global memory by every thread;
+ *   CM   the filter in __constant__ memory: one broadcast per warp;
+ *   SM   the input tile (with its one-pixel halo) staged in shared memory first;
+ *   CFn  one thread computes n consecutive pixels of a row, sliding a 3x3 register window: the
+ *        first pixel loads 9 bytes, every further pixel 3;
+ *   _Vec the n outputs stored as uchar2/uchar4 vectors instead of n single bytes.
+ * Past the paper: W16 (16-byte loads and stores, 16 pixels per thread, the neighbours left and right
+ * taken from the next lanes by warp shuffle) and W16_R4 / W16_R8 (4 or 8 output rows per thread,
+ * each loaded row serving three outputs). The frame (row 0 and H-1, column 0 and W-1) is never
+ * written. Integer >> on the GPU is arithmetic, the floor the reference defines. */
+#include "convolution.h"
+#include "gl_check.h"
+#include "gl_metrics.cuh"
+
+#define KERNEL_PAIR(name) GL_KERNEL_PAIR_BOUNDED(name, conv_args, gl_load_counts, gl_count_flush, 1024)
+#define SEED_BLOCK 32 /* the seed's 32 x 32 threads */
+#define FULL_MASK 0xffffffffu
+
+static __constant__ int c_filter[9];
+
+static __device__ __forceinline__ uint8_t clamp_px(int sum, int shift)
+{
+    return (uint8_t)min(max(sum >> shift, 0), 255);
+}
+
+/* One counted byte load from global memory. */
+static __device__ __forceinline__ int load_px(const uint8_t *p, gl_load_counts *c)
+{
+    gl_count_load(c, p);
+    return *p;
+}
+
+/* The weights: from global memory (GM: 9 counted loads per thread) or __constant__. */
+static __device__ __forceinline__ void load_weights(int w[9], conv_args a, gl_load_counts *c, const bool global)
+{
+#pragma unroll
+    for (int k = 0; k < 9; k++) {
+        if (global) gl_count_load(c, &a.filter[k]);
+        w[k] = global ? a.filter[k] : c_filter[k];
+    }
+}
+
+static __device__ __forceinline__ int dot3x3(const int w[9], const int f[3][3])
+{
+    int s = 0;
+#pragma unroll
+    for (int r = 0; r < 3; r++)
+#pragma unroll
+        for (int k = 0; k < 3; k++) s += w[r * 3 + k] * f[r][k];
+    return s;
+}
+
+/* Store the CF outputs of one thread, starting at column x0 of row `o`: vectors when all CF
+ * pixels are interior (the common case), else one byte per interior pixel (the frame and the
+ * image's right edge). */
+static __device__ __forceinline__ void store_run(uint8_t *o, const uint8_t *v, int x0, int width, const int CF,
+                                                 const bool vec)
+{
+    bool full = x0 >= 1 && x0 + CF - 1 <= width - 2;
+    if (vec && full && CF == 2) {
+        *(uchar2 *)o = make_uchar2(v[0], v[1]);
+    } else if (vec && full) {
+#pragma unroll
+        for (int i = 0; i < CF; i += 4) *(uchar4 *)(o + i) = make_uchar4(v[i], v[i + 1], v[i + 2], v[i + 3]);
+    } else {
+#pragma unroll
+        for (int i = 0; i < CF; i++)
+            if (x0 + i >= 1 && x0 + i <= width - 2) o[i] = v[i];
+    }
+}
+
+/* Lesson (GM, CM, CFn, _Vec): the body of the seed's kernels. With CF = 1 each output reads its 9
+ * input bytes; with a larger CF the window slides right and each further output reads 3. */
+static __device__ __forceinline__ int coarse_body(conv_args a, gl_load_counts *c, const int CF, const bool global_filter,
+                                                  const bool vec)
+{
+    int w[9];
+    load_weights(w, a, c, global_filter);
+    const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * CF;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (y < 1 || y > a.height - 2 || x0 > a.width - 2) return 1;
+    const uint8_t *row[3] = {a.in + (size_t)(y - 1) * a.pitch, a.in + (size_t)y * a.pitch, a.in + (size_t)(y + 1) * a.pitch};
+    int f[3][3]; /* f[r][k]: row y - 1 + r, column x - 1 + k of the current pixel x */
+#pragma unroll
+    for (int k = 0; k < 3; k++)
+#pragma unroll
+        for (int r = 0; r < 3; r++) f[r][k] = x0 - 1 + k >= 0 ? load_px(row[r] + x0 - 1 + k, c) : 0;
+    uint8_t v[16]; /* CF <= 16 used */
+#pragma unroll
+    for (int i = 0; i < CF; i++) {
+        if (i > 0) { /* slide: the window's columns move left, one new column comes in */
+#pragma unroll
+            for (int r = 0; r < 3; r++) {
+                f[r][0] = f[r][1];
+                f[r][1] = f[r][2];
+                f[r][2] = x0 + i + 1 < a.width ? load_px(row[r] + x0 + i + 1, c) : 0;
+            }
+        }
+        v[i] = clamp_px(dot3x3(w, f), a.shift);
+    }
+    store_run(a.out + (size_t)y * a.pitch + x0, v, x0, a.width, CF, vec);
+    return 1;
+}
+
+/* Lesson (SM): the block first copies its input tile, (32 CF + 2) x 34 bytes with the halo, into
+ * shared memory (consecutive threads, consecutive bytes); after __syncthreads every read of the
+ * window is served on chip. The seed's listing left the tile's four corner bytes unloaded; this
+ * loader covers the whole tile. */
+static __device__ __forceinline__ int shared_body(conv_args a, gl_load_counts *c, const int CF, const bool vec)
+{
+    extern __shared__ uint8_t tile[];
+    int w[9];
+    load_weights(w, a, c, false);
+    const int tw = SEED_BLOCK * CF + 2, th = SEED_BLOCK + 2;
+    const int ox = blockIdx.x * SEED_BLOCK * CF - 1, oy = blockIdx.y * SEED_BLOCK - 1;
+    const int tid = threadIdx.y * SEED_BLOCK + threadIdx.x;
+    for (int i = tid; i < tw * th; i += SEED_BLOCK * SEED_BLOCK) {
+        int gx = ox + i % tw, gy = oy + i / tw;
+        tile[i] = gx >= 0 && gy >= 0 && gx < a.width && gy < a.height ? (uint8_t)load_px(a.in + (size_t)gy * a.pitch + gx, c) : 0;
+    }
+    __syncthreads();
+    const int x0 = (blockIdx.x * SEED_BLOCK + threadIdx.x) * CF;
+    const int y = blockIdx.y * SEED_BLOCK + threadIdx.y;
+    if (y < 1 || y > a.height - 2 || x0 > a.width - 2) return 1;
+    const uint8_t *t = tile + threadIdx.y * tw + threadIdx.x * CF; /* the window of pixel x0, top left */
+    int f[3][3];
+#pragma unroll
+    for (int r = 0; r < 3; r++)
+#pragma unroll
+        for (int k = 0; k < 3; k++) f[r][k] = t[r * tw + k];
+    uint8_t v[16]; /* CF <= 16 used */
+#pragma unroll
+    for (int i = 0; i < CF; i++) {
+        if (i > 0) {
+#pragma unroll
+            for (int r = 0; r < 3; r++) {
+                f[r][0] = f[r][1];
+                f[r][1] = f[r][2];
+                f[r][2] = t[r * tw + i + 2];
+            }
+        }
+        v[i] = clamp_px(dot3x3(w, f), a.shift);
+    }
+    store_run(a.out + (size_t)y * a.pitch + x0, v, x0, a.width, CF, vec);
+    return 1;
+}
+
+/* ---- past the paper: 16 pixels per thread, 16-byte loads, neighbours by shuffle ---- */
+
+/* 18 bytes of one input row around a thread's 16 columns: the column left of them, the 16 (one
+ * uint4), the column right of them. The left and right bytes are the neighbouring lanes' edge
+ * bytes (__shfl_up/down); only lanes 0 and 31 load theirs from memory. Every lane of the warp
+ * must call this (the shuffles need the whole warp). */
+typedef struct {
+    uint4 mid;
+    int left, right;
+} row18;
+
+static __device__ __forceinline__ row18 load_row18(conv_args a, gl_load_counts *c, int y, int x0)
+{
+    row18 r = {make_uint4(0, 0, 0, 0), 0, 0};
+    const bool inside = y < a.height && x0 < a.width;
+    const uint8_t *p = a.in + (size_t)y * a.pitch + x0;
+    if (inside) {
+        gl_count_load(c, p);
+        r.mid = *(const uint4 *)p; /* x0 % 16 == 0 and the pitch is a multiple of 64: aligned */
+    }
+    const unsigned lane = gl_lane_id();
+    int from_left = __shfl_up_sync(FULL_MASK, (int)(r.mid.w >> 24), 1);
+    int from_right = __shfl_down_sync(FULL_MASK, (int)(r.mid.x & 0xffu), 1);
+    r.left = lane == 0 ? (inside && x0 >= 1 ? load_px(p - 1, c) : 0) : from_left;
+    r.right = lane == 31 ? (inside && x0 + 16 < a.width ? load_px(p + 16, c) : 0) : from_right;
+    return r;
+}
+
+/* Byte j (-1 .. 16) of the 18. */
+static __device__ __forceinline__ int byte18(const row18 &r, int j)
+{
+    if (j < 0) return r.left;
+    if (j > 15) return r.right;
+    unsigned word = j < 4 ? r.mid.x : j < 8 ? r.mid.y : j < 12 ? r.mid.z : r.mid.w;
+    return (word >> ((j & 3) * 8)) & 0xffu;
+}
+
+/* Lesson (W16, W16_R4, W16_R8): one 16-byte load per row feeds 16 outputs, and a thread walking
+ * down R rows loads each row once for three outputs: R + 2 loads for 16 R pixels - close to the
+ * floor of one read and one write per pixel. */
+static __device__ __forceinline__ int wide_body(conv_args a, gl_load_counts *c, const int R)
+{
+    int w[9];
+    load_weights(w, a, c, false);
+    const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * 16;
+    const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * R + 1; /* first output row */
+    row18 top = load_row18(a, c, y0 - 1, x0), mid = load_row18(a, c, y0, x0);
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const int y = y0 + r;
+        row18 bot = load_row18(a, c, y + 1, x0);
+        if (y <= a.height - 2 && x0 < a.width) {
+            uint8_t v[16];
+#pragma unroll
+            for (int j = 0; j < 16; j++) {
+                int f[3][3];
+#pragma unroll
+                for (int k = 0; k < 3; k++) {
+                    f[0][k] = byte18(top, j - 1 + k);
+                    f[1][k] = byte18(mid, j - 1 + k);
+                    f[2][k] = byte18(bot, j - 1 + k);
+                }
+                v[j] = clamp_px(dot3x3(w, f), a.shift);
+            }
+            uint8_t *o = a.out + (size_t)y * a.pitch + x0;
+            if (x0 >= 1 && x0 + 15 <= a.width - 2) {
+                uint4 out;
+                out.x = v[0] | v[1] << 8 | v[2] << 16 | (unsigned)v[3] << 24;
+                out.y = v[4] | v[5] << 8 | v[6] << 16 | (unsigned)v[7] << 24;
+                out.z = v[8] | v[9] << 8 | v[10] << 16 | (unsigned)v[11] << 24;
+                out.w = v[12] | v[13] << 8 | v[14] << 16 | (unsigned)v[15] << 24;
+                *(uint4 *)o = out;
+            } else {
+#pragma unroll
+                for (int j = 0; j < 16; j++)
+                    if (x0 + j >= 1 && x0 + j <= a.width - 2) o[j] = v[j];
+            }
+        }
+        top = mid;
+        mid = bot;
+    }
+    return 1;
+}
+
+/* ---- the kernels: one body, the constants fixed per kernel ---- */
+
+#define COARSE(name, cf, global, vec)                                                      \
+    static __device__ __forceinline__ int name##_body(conv_args a, gl_load_counts *c)      \
+    {                                                                                      \
+        return coarse_body(a, c, cf, global, vec);                                         \
+    }                                                                                      \
+    KERNEL_PAIR(name)
+#define SHARED(name, cf, vec)                                                              \
+    static __device__ __forceinline__ int name##_body(conv_args a, gl_load_counts *c)      \
+    {                                                                                      \
+        return shared_body(a, c, cf, vec);                                                 \
+    }                                                                                      \
+    KERNEL_PAIR(name)
+#define WIDE(name, rows)                                                                   \
+    static __device__ __forceinline__ int name##_body(conv_args a, gl_load_counts *c)      \
+    {                                                                                      \
+        return wide_body(a, c, rows);                                                      \
+    }                                                                                      \
+    KERNEL_PAIR(name)
+
+COARSE(gm_cf1, 1, true, false)
+COARSE(cm_cf1, 1, false, false)
+SHARED(sm_cf1, 1, false)
+#define RUNGS_CF(cf)                                                                       \
+    COARSE(gm_cf##cf, cf, true, false)                                                     \
+    COARSE(gm_cf##cf##_vec, cf, true, true)                                                \
+    COARSE(cm_cf##cf, cf, false, false)                                                    \
+    COARSE(cm_cf##cf##_vec, cf, false, true)                                               \
+    SHARED(sm_cf##cf, cf, false)                                                           \
+    SHARED(sm_cf##cf##_vec, cf, true)
+CONV_VEC_CFS(RUNGS_CF)
+WIDE(w16, 1)
+WIDE(w16_r4, 4)
+WIDE(w16_r8, 8)
+
+/* ---- the table: kernel, twin, name, shape ---- */
+
+typedef void (*conv_fn)(conv_args);
+typedef struct {
+    conv_fn timed, count;
+    const char *name;
+    int pixels;  /* consecutive pixels per thread along x */
+    int rows;    /* output rows per thread */
+    int shared;  /* 1: stages a tile in dynamic shared memory */
+} conv_entry;
+
+static const conv_entry TABLE[K_CONV_COUNT] = {
+    [K_GM_CF1] = {gm_cf1, count_gm_cf1, "GM", 1, 1, 0},
+    [K_CM_CF1] = {cm_cf1, count_cm_cf1, "CM", 1, 1, 0},
+    [K_SM_CF1] = {sm_cf1, count_sm_cf1, "SM", 1, 1, 1},
+#define ENTRIES_CF(cf)                                                                          \
+    [K_GM_CF##cf] = {gm_cf##cf, count_gm_cf##cf, "GM_CF" #cf, cf, 1, 0},                        \
+    [K_GM_CF##cf##_VEC] = {gm_cf##cf##_vec, count_gm_cf##cf##_vec, "GM_CF" #cf "_Vec", cf, 1, 0}, \
+    [K_CM_CF##cf] = {cm_cf##cf, count_cm_cf##cf, "CM_CF" #cf, cf, 1, 0},                        \
+    [K_CM_CF##cf##_VEC] = {cm_cf##cf##_vec, count_cm_cf##cf##_vec, "CM_CF" #cf "_Vec", cf, 1, 0}, \
+    [K_SM_CF##cf] = {sm_cf##cf, count_sm_cf##cf, "SM_CF" #cf, cf, 1, 1},                        \
+    [K_SM_CF##cf##_VEC] = {sm_cf##cf##_vec, count_sm_cf##cf##_vec, "SM_CF" #cf "_Vec", cf, 1, 1},
+    CONV_VEC_CFS(ENTRIES_CF)
+    [K_W16] = {w16, count_w16, "W16", 16, 1, 0},
+    [K_W16_R4] = {w16_r4, count_w16_r4, "W16_R4", 16, 4, 0},
+    [K_W16_R8] = {w16_r8, count_w16_r8, "W16_R8", 16, 8, 0},
+};
+
+extern "C" const char *conv_kernel_name(conv_kernel k) { return TABLE[k].name; }
+extern "C" int conv_kernel_pixels(conv_kernel k) { return TABLE[k].pixels; }
+
+extern "C" void conv_set_constant_filter(const conv_filter *f)
+{
+    GL_CHECK(cudaMemcpyToSymbol(c_filter, f->w, sizeof f->w));
+}
+
+extern "C" void launch_conv(conv_kernel k, const conv_args *a, cudaStream_t s)
+{
+    const conv_entry *e = &TABLE[k];
+    /* The seed's kernels: 32 x 32 threads; the wide ones 32 x 8 (a warp is one row of threads). */
+    dim3 block(SEED_BLOCK, e->rows > 1 || e->pixels == 16 ? 8 : SEED_BLOCK);
+    unsigned groups = (unsigned)((a->width + e->pixels - 1) / e->pixels);
+    unsigned rows = e->pixels == 16 ? (unsigned)((a->height - 2 + e->rows - 1) / e->rows) : (unsigned)a->height;
+    dim3 grid((groups + block.x - 1) / block.x, (rows + block.y - 1) / block.y);
+    size_t smem = e->shared ? (size_t)(SEED_BLOCK * e->pixels + 2) * (SEED_BLOCK + 2) : 0;
+    (a->counts ? e->count : e->timed)<<<grid, block, smem, s>>>(*a);
+    GL_CHECK_LAUNCH();
+}

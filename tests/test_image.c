@@ -1,0 +1,477 @@
+/* test_image.c - CPU tests of common/gl_image.h: PGM round trips and every rejection, checked
+ * writes, PNG structure (chunk CRCs, Adler-32, stored blocks decoded back), the test picture. */
+#include <dirent.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "check.h"
+#include "gl_image.h"
+
+static char dir[] = "/tmp/gl_test_image_XXXXXX";
+
+/* DIR/name in a static buffer (one at a time). */
+static const char *in_dir(const char *name)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return path;
+}
+
+/* Write n raw bytes to DIR/name; returns the path. */
+static const char *put_file(const char *name, const void *bytes, size_t n)
+{
+    const char *path = in_dir(name);
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(bytes, 1, n, f) == n && fclose(f) == 0, "cannot write fixture %s", path);
+    return path;
+}
+
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* ---- PGM ---- */
+
+static void test_pgm_round_trip(void)
+{
+    const int sizes[][2] = {{5, 3}, {1, 1}, {16, 16}, {3, 7}, {257, 2}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        gl_image a = {sizes[s][0], sizes[s][1], NULL}, b;
+        size_t n = (size_t)a.width * a.height;
+        a.pixels = (unsigned char *)malloc(n);
+        for (size_t i = 0; i < n; i++) a.pixels[i] = (unsigned char)(i * 37 + s); /* every value 0..255 */
+        char err[512] = "";
+        int rc = gl_pgm_write(in_dir("round.pgm"), &a, err, sizeof err);
+        CHECK(rc == 0, "write %dx%d: %s", a.width, a.height, err);
+        CHECK(!file_exists(in_dir("round.pgm.tmp")), "PATH.tmp left behind");
+        rc = gl_pgm_read(in_dir("round.pgm"), &b, err, sizeof err);
+        CHECK(rc == 0, "read %dx%d: %s", a.width, a.height, err);
+        CHECK(b.width == a.width && b.height == a.height, "size %dx%d -> %dx%d", a.width, a.height, b.width,
+              b.height);
+        CHECK(rc == 0 && b.pixels && memcmp(a.pixels, b.pixels, n) == 0, "%dx%d pixels differ", a.width,
+              a.height);
+        gl_image_free(&a);
+        gl_image_free(&b);
+        CHECK(b.pixels == NULL && b.width == 0 && b.height == 0, "gl_image_free zeroes the struct");
+    }
+    /* Every byte value survives, in a 16x16 ramp. */
+    gl_image a = {16, 16, (unsigned char *)malloc(256)}, b;
+    for (int i = 0; i < 256; i++) a.pixels[i] = (unsigned char)i;
+    char err[512] = "";
+    CHECK(gl_pgm_write(in_dir("ramp.pgm"), &a, err, sizeof err) == 0, "%s", err);
+    CHECK(gl_pgm_read(in_dir("ramp.pgm"), &b, err, sizeof err) == 0 && memcmp(a.pixels, b.pixels, 256) == 0,
+          "0..255 ramp: %s", err);
+    gl_image_free(&a);
+    gl_image_free(&b);
+}
+
+static void test_pgm_header_forms(void)
+{
+    /* Comments after the magic, after a number (no space before '#'), on lines of their own,
+     * ended by CR, and one right after the maxval whose LF is the single whitespace byte. */
+    static const char commented[] = "P5# after magic\n3#w\n# own line\n\t# indented\r 2 # h\n255#m\n"
+                                    "\x00\x01\x02\xfd\xfe\xff";
+    gl_image img;
+    char err[512] = "";
+    int rc = gl_pgm_read(put_file("comments.pgm", commented, sizeof commented - 1), &img, err, sizeof err);
+    CHECK(rc == 0 && img.width == 3 && img.height == 2, "comments: %s", err);
+    static const unsigned char want[6] = {0, 1, 2, 253, 254, 255};
+    CHECK(rc == 0 && memcmp(img.pixels, want, 6) == 0, "comments: pixels");
+    gl_image_free(&img);
+
+    /* Exactly one whitespace byte after maxval: a second newline is the first pixel. */
+    static const char two_ws[] = "P5 2 1 255\n\n\x07";
+    rc = gl_pgm_read(put_file("two_ws.pgm", two_ws, sizeof two_ws - 1), &img, err, sizeof err);
+    CHECK(rc == 0 && img.pixels[0] == '\n' && img.pixels[1] == 7, "one whitespace byte after maxval: %s", err);
+    gl_image_free(&img);
+
+    /* Bytes after the pixels are ignored; leading zeros are decimal digits; any whitespace kind. */
+    static const char extra[] = "P5\t0002\v\f0002\r\n00255 \x01\x02\x03\x04trailing bytes";
+    rc = gl_pgm_read(put_file("extra.pgm", extra, sizeof extra - 1), &img, err, sizeof err);
+    CHECK(rc == 0 && img.width == 2 && img.height == 2 && img.pixels[3] == 4, "trailing bytes: %s", err);
+    gl_image_free(&img);
+}
+
+/* A malformed file: its bytes and words its message must contain (besides the file name). */
+typedef struct {
+    const char *name;
+    const char *bytes;
+    size_t n; /* (size_t)-1: strlen(bytes) */
+    const char *want1, *want2;
+} bad_case;
+
+#define BAD(name, lit, w1, w2) {name, lit, sizeof lit - 1, w1, w2}
+
+static void expect_reject(const char *path, const char *what, const char *want1, const char *want2)
+{
+    gl_image img = {7, 7, (unsigned char *)&img}; /* garbage in: must come back zeroed */
+    char err[512] = "";
+    int rc = gl_pgm_read(path, &img, err, sizeof err);
+    CHECK(rc == -1, "%s: accepted", what);
+    CHECK(img.pixels == NULL && img.width == 0 && img.height == 0, "%s: image not zeroed", what);
+    CHECK(strstr(err, path) == err, "%s: message does not start with the path: %s", what, err);
+    CHECK(!want1 || strstr(err, want1), "%s: '%s' not in: %s", what, want1, err);
+    CHECK(!want2 || strstr(err, want2), "%s: '%s' not in: %s", what, want2, err);
+    CHECK(strchr(err, '\n') == NULL, "%s: message is not one line: %s", what, err);
+}
+
+static void test_pgm_rejections(void)
+{
+    static const bad_case cases[] = {
+        BAD("empty.pgm", "", "empty file", NULL),
+        BAD("p6.pgm", "P6\n2 2\n255\n012345678901", "magic 'P6'", "only P5"),
+        BAD("p2.pgm", "P2\n2 2\n255\n0 1 2 3\n", "magic 'P2'", "only P5"),
+        BAD("png.pgm", "\x89PNG\r\n\x1a\n", "not a binary PGM", "\\x89P"),
+        BAD("lower.pgm", "p5 1 1 255\n\x01", "magic 'p5'", NULL),
+        BAD("one_byte.pgm", "P", "magic 'P'", NULL),
+        BAD("p5x.pgm", "P5x 1 1 255\n\x01", "not a binary PGM", "'x'"),
+        BAD("p53.pgm", "P53 1 255\n\x01", "not a binary PGM", "'3'"),
+        BAD("maxval_65535.pgm", "P5 1 1 65535\n\x01\x02", "maxval 65535: only 8-bit PGM (maxval 255)", NULL),
+        BAD("maxval_0.pgm", "P5 1 1 0\n\x01", "maxval 0", "8-bit"),
+        BAD("maxval_1.pgm", "P5 1 1 1\n\x01", "maxval 1:", "8-bit"),
+        BAD("maxval_254.pgm", "P5 1 1 254\n\x01", "maxval 254", "8-bit"),
+        BAD("maxval_256.pgm", "P5 1 1 256\n\x01", "maxval 256", "8-bit"),
+        BAD("maxval_big.pgm", "P5 1 1 99999999999999999999999\n\x01", "maxval is too large", "8-bit"),
+        BAD("width_0.pgm", "P5 0 3 255\n", "width 0 is invalid: allowed 1..65535", NULL),
+        BAD("height_0.pgm", "P5 3 0 255\n", "height 0 is invalid: allowed 1..65535", NULL),
+        BAD("zero.pgm", "P5 0 0 255\n", "width 0 is invalid", NULL),
+        BAD("width_65536.pgm", "P5 65536 1 255\n\x01", "width 65536 is invalid", NULL),
+        BAD("height_big.pgm", "P5 1 70000 255\n\x01", "height 70000 is invalid", NULL),
+        BAD("overflow.pgm", "P5 18446744073709551617 1 255\n\x01", "width is too large (20 digits)", NULL),
+        BAD("negative.pgm", "P5 -3 3 255\n", "width: expected a decimal number", "'-'"),
+        BAD("plus.pgm", "P5 +3 3 255\n", "width: expected a decimal number", "'+'"),
+        BAD("letters.pgm", "P5 abc 3 255\n", "width: expected a decimal number", "'a'"),
+        BAD("suffix.pgm", "P5 3x 3 255\n", "width: unexpected 'x'", NULL),
+        BAD("float.pgm", "P5 3 3.0 255\n", "height: unexpected '.'", NULL),
+        BAD("nul_width.pgm", "P5 3\0 3 255\n", "width: unexpected byte 0x00", NULL),
+        BAD("nul_first.pgm", "P5 \0 3 255\n", "width: expected a decimal number, found byte 0x00", NULL),
+        BAD("nul_maxval.pgm", "P5 1 1 255\0\x01", "maxval: unexpected byte 0x00", NULL),
+        BAD("magic_only.pgm", "P5", "header ends before the width", NULL),
+        BAD("no_height.pgm", "P5 3", "header ends after the width", NULL),
+        BAD("no_maxval.pgm", "P5\n3 3\n", "header ends before the maxval", NULL),
+        BAD("eof_comment.pgm", "P5 3 3 # a comment without end", "header ends before the maxval", NULL),
+        BAD("eof_comment2.pgm", "P5 # only a comment", "header ends before the width", NULL),
+        BAD("maxval_eof.pgm", "P5 3 3 255", "truncated: 0 of 9 pixel bytes", NULL),
+        BAD("maxval_comment_eof.pgm", "P5 3 3 255# no end", "truncated: 0 of 9", NULL),
+        BAD("truncated.pgm", "P5 4 4 255\n0123456789", "truncated: 10 of 16 pixel bytes", NULL),
+        BAD("no_data.pgm", "P5 4 4 255\n", "truncated: 0 of 16 pixel bytes", NULL),
+        BAD("too_many.pgm", "P5 65535 65535 255\n", "65535x65535 is too many pixels", "at most 1073741824"),
+        BAD("too_many2.pgm", "P5 32769 32768 255\n", "too many pixels", NULL),
+        BAD("huge_no_data.pgm", "P5 30000 30000 255\n", "truncated: 0 of 900000000 pixel bytes", NULL),
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_reject(put_file(cases[i].name, cases[i].bytes, cases[i].n), cases[i].name, cases[i].want1,
+                      cases[i].want2);
+
+    /* Tokens of thousands of digits: consumed, reported by their length, no overflow. */
+    enum { DIGITS = 5000 };
+    static char big[DIGITS + 64];
+    memcpy(big, "P5 ", 3);
+    memset(big + 3, '9', DIGITS);
+    memcpy(big + 3 + DIGITS, " 1 255\n\x01", 8);
+    expect_reject(put_file("digits.pgm", big, 3 + DIGITS + 8), "5000-digit width", "width is too large (5000 digits)",
+                  NULL);
+    /* ... also when they are all zeros (value 0, not a huge number) */
+    memset(big + 3, '0', DIGITS);
+    expect_reject(put_file("zeros.pgm", big, 3 + DIGITS + 8), "5000 zeros", "width 0 is invalid", NULL);
+    snprintf(big, sizeof big, "P5 1 1 ");
+    memset(big + 7, '7', DIGITS);
+    expect_reject(put_file("digits_maxval.pgm", big, 7 + DIGITS), "5000-digit maxval", "maxval is too large", NULL);
+
+    /* Headers promising far more than the file holds fail at once, with no allocation. */
+    const char *limits[] = {"too_many.pgm", "huge_no_data.pgm"};
+    for (int i = 0; i < 2; i++) {
+        double t0 = now_s();
+        gl_image img;
+        char err[512];
+        for (int rep = 0; rep < 100; rep++) CHECK(gl_pgm_read(in_dir(limits[i]), &img, err, sizeof err) == -1, "%s", limits[i]);
+        double dt = now_s() - t0;
+        CHECK(dt < 0.5, "%s: 100 rejections took %.3f s", limits[i], dt);
+    }
+
+    /* Files that are missing or not regular files. */
+    expect_reject(in_dir("missing.pgm"), "missing file", "cannot open: No such file or directory", NULL);
+    expect_reject(dir, "directory", "is a directory", NULL);
+    if (file_exists("/dev/null")) expect_reject("/dev/null", "/dev/null", "not a regular file", NULL);
+}
+
+/* ---- writes that must fail ---- */
+
+static void test_write_failures(void)
+{
+    gl_image img;
+    char err[512] = "";
+    CHECK(gl_image_generate(&img, 64, 64, 1) == 0, "generate");
+    struct stat st;
+    if (stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode)) {
+        err[0] = 0;
+        CHECK(gl_pgm_write("/dev/full", &img, err, sizeof err) == -1, "PGM to /dev/full succeeded");
+        CHECK(strstr(err, "/dev/full: cannot write: No space left on device"), "PGM /dev/full: %s", err);
+        err[0] = 0;
+        CHECK(gl_png_write_gray8("/dev/full", &img, err, sizeof err) == -1, "PNG to /dev/full succeeded");
+        CHECK(strstr(err, "/dev/full: cannot write: No space left on device"), "PNG /dev/full: %s", err);
+        CHECK(stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode), "/dev/full is no longer a device");
+        CHECK(!file_exists("/dev/full.tmp"), "/dev/full.tmp was created");
+    } else {
+        printf("test_image: no /dev/full here; its checks skipped\n");
+    }
+    const char *missing = in_dir("no/such/dir/x.pgm");
+    char path[512];
+    snprintf(path, sizeof path, "%s", missing);
+    err[0] = 0;
+    CHECK(gl_pgm_write(path, &img, err, sizeof err) == -1, "PGM into a missing directory succeeded");
+    CHECK(strstr(err, path) == err && strstr(err, "No such file or directory"), "missing dir: %s", err);
+    err[0] = 0;
+    CHECK(gl_png_write_gray8(path, &img, err, sizeof err) == -1, "PNG into a missing directory succeeded");
+    CHECK(strstr(err, path) == err && strstr(err, "No such file or directory"), "missing dir: %s", err);
+    /* A directory as the output path: refused, and the directory stays. */
+    err[0] = 0;
+    CHECK(gl_pgm_write(dir, &img, err, sizeof err) == -1 && strstr(err, dir) == err, "directory: %s", err);
+    /* An invalid image is refused before the file is touched. */
+    gl_image bad = {0, 5, img.pixels};
+    err[0] = 0;
+    CHECK(gl_pgm_write(in_dir("bad.pgm"), &bad, err, sizeof err) == -1 && strstr(err, "invalid image"), "%s", err);
+    CHECK(gl_png_write_gray8(in_dir("bad.png"), &bad, err, sizeof err) == -1, "PNG of a 0x5 image");
+    CHECK(!file_exists(in_dir("bad.pgm")) && !file_exists(in_dir("bad.pgm.tmp")), "bad.pgm created");
+    /* A successful write replaces an existing file and leaves no PATH.tmp. */
+    put_file("replace.pgm", "old", 3);
+    CHECK(gl_pgm_write(in_dir("replace.pgm"), &img, err, sizeof err) == 0, "%s", err);
+    CHECK(stat(in_dir("replace.pgm"), &st) == 0 && st.st_size == 64 * 64 + 13, "replaced size %lld",
+          (long long)st.st_size);
+    CHECK(!file_exists(in_dir("replace.pgm.tmp")), "replace.pgm.tmp left behind");
+    gl_image_free(&img);
+}
+
+/* ---- PNG: parsed and decoded here, independently of the writer ---- */
+
+static uint32_t get32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Bitwise CRC-32 (no table, unlike the writer). */
+static uint32_t crc32_of(const unsigned char *p, size_t n)
+{
+    uint32_t c = 0xffffffffu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1)));
+    }
+    return ~c;
+}
+
+static uint32_t adler32_of(const unsigned char *p, size_t n)
+{
+    uint32_t a = 1, b = 0;
+    for (size_t i = 0; i < n; i++) {
+        a = (a + p[i]) % 65521;
+        b = (b + a) % 65521;
+    }
+    return b << 16 | a;
+}
+
+static unsigned char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *buf = (unsigned char *)malloc(size > 0 ? (size_t)size : 1);
+    *n = fread(buf, 1, (size_t)size, f);
+    fclose(f);
+    return buf;
+}
+
+/* Check a PNG file chunk by chunk and decode its pixels; returns the number of stored blocks,
+ * or -1 after a failed check. */
+static int check_png(const char *path, const gl_image *img)
+{
+    size_t n = 0;
+    unsigned char *png = slurp(path, &n);
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    int blocks = -1;
+    CHECK(png && n > 8 && memcmp(png, sig, 8) == 0, "%s: PNG signature", path);
+    if (!png || n <= 8) goto done;
+    /* Chunks: IHDR, IDAT, IEND in this order, each CRC over type and data. */
+    const char *order[3] = {"IHDR", "IDAT", "IEND"};
+    const unsigned char *idat = NULL;
+    size_t idat_len = 0, at = 8;
+    for (int k = 0; k < 3; k++) {
+        CHECK(at + 12 <= n, "%s: chunk %d missing", path, k);
+        if (at + 12 > n) goto done;
+        uint32_t len = get32(png + at);
+        CHECK(len <= n - at - 12, "%s: chunk %d length %u past the end", path, k, len);
+        if (len > n - at - 12) goto done;
+        CHECK(memcmp(png + at + 4, order[k], 4) == 0, "%s: chunk %d is %.4s, want %s", path, k, png + at + 4,
+              order[k]);
+        uint32_t want = get32(png + at + 8 + len), got = crc32_of(png + at + 4, len + 4);
+        CHECK(got == want, "%s: %s CRC %08x, file says %08x", path, order[k], got, want);
+        if (k == 0) {
+            CHECK(len == 13, "IHDR length %u", len);
+            const unsigned char *h = png + at + 8;
+            CHECK(get32(h) == (uint32_t)img->width && get32(h + 4) == (uint32_t)img->height, "IHDR size %ux%u",
+                  get32(h), get32(h + 4));
+            CHECK(h[8] == 8 && h[9] == 0 && h[10] == 0 && h[11] == 0 && h[12] == 0,
+                  "IHDR depth %d colour %d compression %d filter %d interlace %d", h[8], h[9], h[10], h[11], h[12]);
+        }
+        if (k == 1) idat = png + at + 8, idat_len = len;
+        if (k == 2) CHECK(len == 0, "IEND length %u", len);
+        at += 12 + len;
+    }
+    CHECK(at == n, "%s: %zu bytes after IEND", path, n - at);
+
+    /* zlib: header, stored blocks only, Adler-32 of the decoded bytes. */
+    CHECK(idat_len >= 2 + 5 + 4, "IDAT too short: %zu", idat_len);
+    if (idat_len < 11) goto done;
+    CHECK((idat[0] & 0x0f) == 8 && ((idat[0] << 8) | idat[1]) % 31 == 0 && !(idat[1] & 0x20),
+          "zlib header %02x %02x", idat[0], idat[1]);
+    size_t raw_len = (size_t)img->height * (img->width + 1), got_raw = 0, p = 2;
+    unsigned char *raw = (unsigned char *)malloc(raw_len);
+    int final = 0, count = 0;
+    while (!final) {
+        CHECK(p + 5 <= idat_len - 4, "block %d header past the end", count);
+        if (p + 5 > idat_len - 4) break;
+        final = idat[p] & 1;
+        CHECK((idat[p] >> 1) == 0, "block %d: type %d, not stored", count, (idat[p] >> 1) & 3);
+        unsigned len = idat[p + 1] | idat[p + 2] << 8, nlen = idat[p + 3] | idat[p + 4] << 8;
+        CHECK((len ^ 0xffffu) == nlen, "block %d: LEN %04x NLEN %04x", count, len, nlen);
+        p += 5;
+        CHECK(p + len <= idat_len - 4 && got_raw + len <= raw_len, "block %d: %u bytes too many", count, len);
+        if (p + len > idat_len - 4 || got_raw + len > raw_len) break;
+        memcpy(raw + got_raw, idat + p, len);
+        got_raw += len;
+        p += len;
+        count++;
+    }
+    CHECK(final && p == idat_len - 4, "%s: %zu bytes between the last block and the Adler-32", path,
+          idat_len - 4 - p);
+    CHECK(got_raw == raw_len, "decoded %zu bytes, want %zu", got_raw, raw_len);
+    if (final && got_raw == raw_len) {
+        uint32_t a = adler32_of(raw, raw_len);
+        CHECK(a == get32(idat + idat_len - 4), "Adler-32 %08x, file says %08x", a, get32(idat + idat_len - 4));
+        /* Scanlines: filter byte 0, then the row exactly. */
+        int rows_ok = 1;
+        for (int y = 0; y < img->height; y++) {
+            const unsigned char *line = raw + (size_t)y * (img->width + 1);
+            rows_ok &= line[0] == 0 && memcmp(line + 1, img->pixels + (size_t)y * img->width, img->width) == 0;
+        }
+        CHECK(rows_ok, "%s: decoded pixels differ", path);
+        blocks = count;
+    }
+    free(raw);
+done:
+    free(png);
+    return blocks;
+}
+
+static void test_png(void)
+{
+    const int sizes[][3] = {{300, 250, 2}, {1, 1, 1}, {255, 257, 1}, {256, 256, 2}, {3, 3, 1}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        gl_image img;
+        char err[512] = "";
+        CHECK(gl_image_generate(&img, sizes[s][0], sizes[s][1], 99 + s) == 0, "generate");
+        CHECK(gl_png_write_gray8(in_dir("t.png"), &img, err, sizeof err) == 0, "PNG %dx%d: %s", img.width,
+              img.height, err);
+        CHECK(!file_exists(in_dir("t.png.tmp")), "t.png.tmp left behind");
+        int blocks = check_png(in_dir("t.png"), &img);
+        /* 300x250: 75250 bytes of scanlines, two blocks; 255x257: 65792 > 65535, two blocks too */
+        int want = (int)(((size_t)img.height * (img.width + 1) + 65534) / 65535);
+        CHECK(blocks == want && (s != 0 || blocks == sizes[s][2]), "%dx%d: %d stored blocks, want %d",
+              img.width, img.height, blocks, want);
+        gl_image_free(&img);
+    }
+    /* Exactly 65535 bytes of scanlines: one full block, no empty block after it. */
+    gl_image img;
+    char err[512] = "";
+    CHECK(gl_image_generate(&img, 65534, 1, 5) == 0, "generate 65534x1");
+    CHECK(gl_png_write_gray8(in_dir("edge.png"), &img, err, sizeof err) == 0, "%s", err);
+    CHECK(check_png(in_dir("edge.png"), &img) == 1, "65535 raw bytes: one block");
+    gl_image_free(&img);
+    CHECK(gl_image_generate(&img, 65535, 1, 5) == 0, "generate 65535x1");
+    CHECK(gl_png_write_gray8(in_dir("edge.png"), &img, err, sizeof err) == 0, "%s", err);
+    CHECK(check_png(in_dir("edge.png"), &img) == 2, "65536 raw bytes: two blocks");
+    gl_image_free(&img);
+}
+
+/* ---- the generated picture ---- */
+
+static uint64_t fnv1a(const unsigned char *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+static void test_generate(void)
+{
+    gl_image a, b, c;
+    CHECK(gl_image_generate(&a, 256, 256, 42) == 0 && gl_image_generate(&b, 256, 256, 42) == 0 &&
+              gl_image_generate(&c, 256, 256, 43) == 0, "generate 256x256");
+    CHECK(memcmp(a.pixels, b.pixels, 256 * 256) == 0, "same seed, different bytes");
+    CHECK(memcmp(a.pixels, c.pixels, 256 * 256) != 0, "different seed, same bytes");
+    /* The same bytes on every machine: a known answer (integer arithmetic only). */
+    uint64_t h = fnv1a(a.pixels, 256 * 256);
+    CHECK(h == 0x785f50c67d9336e6ULL, "256x256 seed 42: FNV-1a %016llx changed", (unsigned long long)h);
+    int seen[256] = {0}, distinct = 0;
+    for (int i = 0; i < 256 * 256; i++) distinct += !seen[a.pixels[i]]++;
+    CHECK(distinct >= 200, "%d distinct grey levels", distinct);
+    /* Smooth almost everywhere, with sharp edges: few but some big steps between neighbours. */
+    int steps = 0;
+    for (int y = 0; y < 256; y++)
+        for (int x = 1; x < 256; x++) steps += abs(a.pixels[y * 256 + x] - a.pixels[y * 256 + x - 1]) > 64;
+    CHECK(steps > 100 && steps < 256 * 255 / 10, "%d steps above 64", steps);
+    gl_image_free(&a);
+    gl_image_free(&b);
+    gl_image_free(&c);
+    /* Odd and tiny sizes work; a size out of range is refused. */
+    const int sizes[][2] = {{3, 3}, {4093, 7}, {7, 4093}, {1, 1}, {2, 5}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        CHECK(gl_image_generate(&a, sizes[s][0], sizes[s][1], 7) == 0 && a.pixels && a.width == sizes[s][0] &&
+                  a.height == sizes[s][1], "generate %dx%d", sizes[s][0], sizes[s][1]);
+        gl_image_free(&a);
+    }
+    CHECK(gl_image_generate(&a, 0, 3, 1) == -1 && a.pixels == NULL, "0x3 accepted");
+    CHECK(gl_image_generate(&a, 65536, 1, 1) == -1, "65536x1 accepted");
+    CHECK(gl_image_generate(&a, 65535, 65535, 1) == -1, "65535x65535 accepted");
+}
+
+/* Remove everything the tests wrote (the directory holds only plain files and the tree's root). */
+static void cleanup(void)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) remove(in_dir(e->d_name));
+    if (d) closedir(d);
+    CHECK(rmdir(dir) == 0, "cannot remove %s", dir);
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_pgm_round_trip();
+    test_pgm_header_forms();
+    test_pgm_rejections();
+    test_write_failures();
+    test_png();
+    test_generate();
+    cleanup();
+    return check_report("test_image");
+}
