@@ -279,23 +279,24 @@ typedef struct {
     int pixels;  /* consecutive pixels per thread along x */
     int rows;    /* output rows per thread */
     int shared;  /* 1: stages a tile in dynamic shared memory */
+    int wide;    /* 1: a W16 kernel (32 x 8 threads, rows counted from the first interior row) */
 } conv_entry;
 
 static const conv_entry TABLE[K_CONV_COUNT] = {
-    [K_GM_CF1] = {gm_cf1, count_gm_cf1, "GM", 1, 1, 0},
-    [K_CM_CF1] = {cm_cf1, count_cm_cf1, "CM", 1, 1, 0},
-    [K_SM_CF1] = {sm_cf1, count_sm_cf1, "SM", 1, 1, 1},
+    [K_GM_CF1] = {gm_cf1, count_gm_cf1, "GM", 1, 1, 0, 0},
+    [K_CM_CF1] = {cm_cf1, count_cm_cf1, "CM", 1, 1, 0, 0},
+    [K_SM_CF1] = {sm_cf1, count_sm_cf1, "SM", 1, 1, 1, 0},
 #define ENTRIES_CF(cf)                                                                          \
-    [K_GM_CF##cf] = {gm_cf##cf, count_gm_cf##cf, "GM_CF" #cf, cf, 1, 0},                        \
-    [K_GM_CF##cf##_VEC] = {gm_cf##cf##_vec, count_gm_cf##cf##_vec, "GM_CF" #cf "_Vec", cf, 1, 0}, \
-    [K_CM_CF##cf] = {cm_cf##cf, count_cm_cf##cf, "CM_CF" #cf, cf, 1, 0},                        \
-    [K_CM_CF##cf##_VEC] = {cm_cf##cf##_vec, count_cm_cf##cf##_vec, "CM_CF" #cf "_Vec", cf, 1, 0}, \
-    [K_SM_CF##cf] = {sm_cf##cf, count_sm_cf##cf, "SM_CF" #cf, cf, 1, 1},                        \
-    [K_SM_CF##cf##_VEC] = {sm_cf##cf##_vec, count_sm_cf##cf##_vec, "SM_CF" #cf "_Vec", cf, 1, 1},
+    [K_GM_CF##cf] = {gm_cf##cf, count_gm_cf##cf, "GM_CF" #cf, cf, 1, 0, 0}, \
+    [K_GM_CF##cf##_VEC] = {gm_cf##cf##_vec, count_gm_cf##cf##_vec, "GM_CF" #cf "_Vec", cf, 1, 0, 0}, \
+    [K_CM_CF##cf] = {cm_cf##cf, count_cm_cf##cf, "CM_CF" #cf, cf, 1, 0, 0}, \
+    [K_CM_CF##cf##_VEC] = {cm_cf##cf##_vec, count_cm_cf##cf##_vec, "CM_CF" #cf "_Vec", cf, 1, 0, 0}, \
+    [K_SM_CF##cf] = {sm_cf##cf, count_sm_cf##cf, "SM_CF" #cf, cf, 1, 1, 0}, \
+    [K_SM_CF##cf##_VEC] = {sm_cf##cf##_vec, count_sm_cf##cf##_vec, "SM_CF" #cf "_Vec", cf, 1, 1, 0},
     CONV_VEC_CFS(ENTRIES_CF)
-    [K_W16] = {w16, count_w16, "W16", 16, 1, 0},
-    [K_W16_R4] = {w16_r4, count_w16_r4, "W16_R4", 16, 4, 0},
-    [K_W16_R8] = {w16_r8, count_w16_r8, "W16_R8", 16, 8, 0},
+    [K_W16] = {w16, count_w16, "W16", 16, 1, 0, 1},
+    [K_W16_R4] = {w16_r4, count_w16_r4, "W16_R4", 16, 4, 0, 1},
+    [K_W16_R8] = {w16_r8, count_w16_r8, "W16_R8", 16, 8, 0, 1},
 };
 
 extern "C" const char *conv_kernel_name(conv_kernel k) { return TABLE[k].name; }
@@ -310,9 +311,9 @@ extern "C" void launch_conv(conv_kernel k, const conv_args *a, cudaStream_t s)
 {
     const conv_entry *e = &TABLE[k];
     /* The seed's kernels: 32 x 32 threads; the wide ones 32 x 8 (a warp is one row of threads). */
-    dim3 block(SEED_BLOCK, e->rows > 1 || e->pixels == 16 ? 8 : SEED_BLOCK);
+    dim3 block(SEED_BLOCK, e->wide ? 8 : SEED_BLOCK);
     unsigned groups = (unsigned)((a->width + e->pixels - 1) / e->pixels);
-    unsigned rows = e->pixels == 16 ? (unsigned)((a->height - 2 + e->rows - 1) / e->rows) : (unsigned)a->height;
+    unsigned rows = e->wide ? (unsigned)((a->height - 2 + e->rows - 1) / e->rows) : (unsigned)a->height;
     dim3 grid((groups + block.x - 1) / block.x, (rows + block.y - 1) / block.y);
     size_t smem = e->shared ? (size_t)(SEED_BLOCK * e->pixels + 2) * (SEED_BLOCK + 2) : 0;
     (a->counts ? e->count : e->timed)<<<grid, block, smem, s>>>(*a);
