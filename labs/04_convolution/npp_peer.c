@@ -58,7 +58,11 @@ int conv_npp_run(const uint8_t *in, uint8_t *out, int width, int height, int pit
     NppStatus st = nppiFilter_8u_C1R_Ctx(in + pitch + 1, pitch, out + pitch + 1, pitch, roi, d_kernel_reversed, ksize,
                                          anchor, divisor, ctx);
     if (st != NPP_SUCCESS) {
-        fprintf(stderr, "nppiFilter_8u_C1R_Ctx failed: NppStatus %d\n", (int)st);
+        enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+        cudaStreamIsCapturing(s, &cap);
+        fprintf(stderr, "nppiFilter_8u_C1R_Ctx failed: NppStatus %d (CUDA: %s; stream %s)\n", (int)st,
+                cudaGetErrorString(cudaPeekAtLastError()),
+                cap == cudaStreamCaptureStatusActive ? "capturing a graph" : "not capturing");
         exit(GL_EXIT_FAIL);
     }
     return 0;
