@@ -161,6 +161,13 @@ static inline void gl_lab_time(gl_lab *L, gl_row *row, gl_enqueue_fn fn, void *c
     gl_lab_fill_timing(L, row, &t);
 }
 
+/* The same without a CUDA graph (library calls that cannot be captured; see gl_time_without_graph). */
+static inline void gl_lab_time_without_graph(gl_lab *L, gl_row *row, gl_enqueue_fn fn, void *ctx)
+{
+    gl_timing t = gl_time_without_graph(&L->timer, fn, ctx, &L->cli.timing);
+    gl_lab_fill_timing(L, row, &t);
+}
+
 /* Random floats in [-1, 1) from stream `stream` of the run's seed, on the host and on the GPU. */
 static inline float *gl_upload_random_f32(float *host, size_t n, uint64_t seed, unsigned stream,
                                           const char *what)

@@ -61,17 +61,24 @@ static inline void gl_l2_flush(gl_timer *t, int salt)
     GL_CHECK(cudaMemsetAsync(t->flush_buf, salt & 0xff, t->flush_bytes, t->stream));
 }
 
-/* Milliseconds for one run of `fn` (batch == 1) or of the graph `exec`. */
-static inline double gl_time_once(gl_timer *t, gl_enqueue_fn fn, void *ctx, cudaGraphExec_t exec)
+/* Milliseconds for one run of the graph `exec`, or else `direct` back-to-back calls of `fn`. */
+static inline double gl_time_calls(gl_timer *t, gl_enqueue_fn fn, void *ctx, cudaGraphExec_t exec, int direct)
 {
     GL_CHECK(cudaEventRecord(t->start, t->stream));
     if (exec) GL_CHECK(cudaGraphLaunch(exec, t->stream));
-    else fn(ctx, t->stream);
+    else
+        for (int i = 0; i < direct; i++) fn(ctx, t->stream);
     GL_CHECK(cudaEventRecord(t->stop, t->stream));
     GL_CHECK(cudaEventSynchronize(t->stop));
     float ms = 0.0f;
     GL_CHECK(cudaEventElapsedTime(&ms, t->start, t->stop));
     return (double)ms;
+}
+
+/* Milliseconds for one run of `fn` (exec NULL) or of the graph `exec`. */
+static inline double gl_time_once(gl_timer *t, gl_enqueue_fn fn, void *ctx, cudaGraphExec_t exec)
+{
+    return gl_time_calls(t, fn, ctx, exec, 1);
 }
 
 static inline cudaGraphExec_t gl_capture_batch(gl_timer *t, gl_enqueue_fn fn, void *ctx, int batch)
@@ -86,7 +93,22 @@ static inline cudaGraphExec_t gl_capture_batch(gl_timer *t, gl_enqueue_fn fn, vo
     return exec;
 }
 
+/* gl_time with the batch issued as back-to-back calls instead of a CUDA graph: for library calls
+ * that cannot be captured (NPP's filter invalidates a capture). Each call's launch overhead then
+ * counts in the time wherever it is longer than the work. */
+static inline gl_timing gl_time_mode(gl_timer *t, gl_enqueue_fn fn, void *ctx, const gl_time_opts *o, int use_graph);
+
+static inline gl_timing gl_time_without_graph(gl_timer *t, gl_enqueue_fn fn, void *ctx, const gl_time_opts *o)
+{
+    return gl_time_mode(t, fn, ctx, o, 0);
+}
+
 static inline gl_timing gl_time(gl_timer *t, gl_enqueue_fn fn, void *ctx, const gl_time_opts *o)
+{
+    return gl_time_mode(t, fn, ctx, o, 1);
+}
+
+static inline gl_timing gl_time_mode(gl_timer *t, gl_enqueue_fn fn, void *ctx, const gl_time_opts *o, int use_graph)
 {
     gl_timing r;
     memset(&r, 0, sizeof r);
@@ -110,7 +132,7 @@ static inline gl_timing gl_time(gl_timer *t, gl_enqueue_fn fn, void *ctx, const 
             int floor_reps = reps < 3 ? reps : 3;
             reps = fit > floor_reps ? fit : floor_reps;
         }
-        if (batch > 1) {
+        if (batch > 1 && use_graph) {
             exec = gl_capture_batch(t, fn, ctx, batch);
             GL_CHECK(cudaGraphLaunch(exec, t->stream)); /* warm the graph itself */
             GL_CHECK(cudaStreamSynchronize(t->stream));
@@ -119,7 +141,7 @@ static inline gl_timing gl_time(gl_timer *t, gl_enqueue_fn fn, void *ctx, const 
     double *samples = (double *)gl_host_alloc((size_t)reps * sizeof(double), "timing samples");
     for (int i = 0; i < reps; i++) {
         if (o->flush_l2) gl_l2_flush(t, i + 1);
-        samples[i] = gl_time_once(t, fn, ctx, exec) / batch;
+        samples[i] = gl_time_calls(t, fn, ctx, exec, batch) / batch;
     }
     if (exec) GL_CHECK(cudaGraphExecDestroy(exec));
     r.ms = gl_summarize(samples, reps);

@@ -191,7 +191,8 @@ static gl_row measure(lab04 *L, const char *experiment, const char *variant, con
     }
     check_output(g, 0x00, what);
     poison_output(g, 0xFF);
-    gl_lab_time(&L->lab, &row, enqueue_conv, &job);
+    if (k == PEER) gl_lab_time_without_graph(&L->lab, &row, enqueue_conv, &job); /* NPP cannot be captured */
+    else gl_lab_time(&L->lab, &row, enqueue_conv, &job);
     row.checked = check_output(g, 0xFF, what);
     if (base_ms > 0) row.ratio = row.median_ms / base_ms;
     if (base_ms < 0) row.ratio = 1.0; /* this row is the baseline */
