@@ -22,6 +22,7 @@
 #define FULL_MASK 0xffffffffu
 
 static __constant__ int c_filter[9];
+static __constant__ unsigned c_rows8[3]; /* DP4A kernels: each filter row as 4 signed bytes (w0, w1, w2, 0) */
 
 static __device__ __forceinline__ uint8_t clamp_px(int sum, int shift)
 {
@@ -234,6 +235,81 @@ static __device__ __forceinline__ int wide_body(conv_args a, gl_load_counts *c, 
     return 1;
 }
 
+/* ---- past the paper, 2: four byte products per instruction ---- */
+
+/* d = c + a.b0*b.b0 + ... + a.b3*b.b3, a's bytes unsigned (pixels), b's signed (weights). */
+static __device__ __forceinline__ int dp4a_us(unsigned a, unsigned b, int c)
+{
+    int d;
+    asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+    return d;
+}
+
+/* The 18 bytes of a row18 as five words: e[k] holds bytes 4k .. 4k + 3 of (left, the 16, right). */
+static __device__ __forceinline__ void row_words(const row18 &r, unsigned e[5])
+{
+    e[0] = ((unsigned)r.left & 0xffu) | (r.mid.x << 8);
+    e[1] = __funnelshift_l(r.mid.x, r.mid.y, 8);
+    e[2] = __funnelshift_l(r.mid.y, r.mid.z, 8);
+    e[3] = __funnelshift_l(r.mid.z, r.mid.w, 8);
+    e[4] = (r.mid.w >> 24) | (((unsigned)r.right & 0xffu) << 8);
+}
+
+/* The 4 bytes from byte j on: one PRMT, or none when j is a multiple of 4. */
+static __device__ __forceinline__ unsigned window4(const unsigned e[5], const int j)
+{
+    return (j & 3) == 0 ? e[j >> 2] : __byte_perm(e[j >> 2], e[(j >> 2) + 1], 0x3210 + (j & 3) * 0x1111);
+}
+
+/* Lesson (W16_DP4A, W16_DP4A_R4): the integer pipe, not memory, limited the W16 rungs - nine
+ * multiply-adds and nine byte extractions per pixel. dp4a multiplies four bytes by four weights
+ * and adds them in one instruction: a filter row is one dp4a on a 4-byte window (one byte_perm),
+ * so a pixel costs 3 dp4a + at most 3 byte_perm. Needs weights in -128 .. 127 (the host checks). */
+static __device__ __forceinline__ int dp4a_body(conv_args a, gl_load_counts *c, const int R)
+{
+    const unsigned w0 = c_rows8[0], w1 = c_rows8[1], w2 = c_rows8[2];
+    const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * 16;
+    const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * R + 1;
+    unsigned top[5], mid[5], bot[5];
+    row_words(load_row18(a, c, y0 - 1, x0), top);
+    row_words(load_row18(a, c, y0, x0), mid);
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const int y = y0 + r;
+        row_words(load_row18(a, c, y + 1, x0), bot);
+        if (y <= a.height - 2 && x0 < a.width) {
+            unsigned out[4];
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+                unsigned packed = 0;
+#pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    const int j = 4 * q + k;
+                    int sum = dp4a_us(window4(top, j), w0, 0);
+                    sum = dp4a_us(window4(mid, j), w1, sum);
+                    sum = dp4a_us(window4(bot, j), w2, sum);
+                    packed |= (unsigned)clamp_px(sum, a.shift) << (8 * k);
+                }
+                out[q] = packed;
+            }
+            uint8_t *o = a.out + (size_t)y * a.pitch + x0;
+            if (x0 >= 1 && x0 + 15 <= a.width - 2) {
+                *(uint4 *)o = make_uint4(out[0], out[1], out[2], out[3]);
+            } else {
+#pragma unroll
+                for (int j = 0; j < 16; j++)
+                    if (x0 + j >= 1 && x0 + j <= a.width - 2) o[j] = (uint8_t)(out[j >> 2] >> (8 * (j & 3)));
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < 5; k++) {
+            top[k] = mid[k];
+            mid[k] = bot[k];
+        }
+    }
+    return 1;
+}
+
 /* ---- the kernels: one body, the constants fixed per kernel ---- */
 
 #define COARSE(name, cf, global, vec)                                                      \
@@ -269,6 +345,14 @@ CONV_VEC_CFS(RUNGS_CF)
 WIDE(w16, 1)
 WIDE(w16_r4, 4)
 WIDE(w16_r8, 8)
+#define DP4A(name, rows)                                                                   \
+    static __device__ __forceinline__ int name##_body(conv_args a, gl_load_counts *c)      \
+    {                                                                                      \
+        return dp4a_body(a, c, rows);                                                      \
+    }                                                                                      \
+    KERNEL_PAIR(name)
+DP4A(w16_dp4a, 1)
+DP4A(w16_dp4a_r4, 4)
 
 /* ---- the table: kernel, twin, name, shape ---- */
 
@@ -297,6 +381,8 @@ static const conv_entry TABLE[K_CONV_COUNT] = {
     [K_W16] = {w16, count_w16, "W16", 16, 1, 0, 1},
     [K_W16_R4] = {w16_r4, count_w16_r4, "W16_R4", 16, 4, 0, 1},
     [K_W16_R8] = {w16_r8, count_w16_r8, "W16_R8", 16, 8, 0, 1},
+    [K_W16_DP4A] = {w16_dp4a, count_w16_dp4a, "W16_DP4A", 16, 1, 0, 1},
+    [K_W16_DP4A_R4] = {w16_dp4a_r4, count_w16_dp4a_r4, "W16_DP4A_R4", 16, 4, 0, 1},
 };
 
 extern "C" const char *conv_kernel_name(conv_kernel k) { return TABLE[k].name; }
@@ -305,6 +391,17 @@ extern "C" int conv_kernel_pixels(conv_kernel k) { return TABLE[k].pixels; }
 extern "C" void conv_set_constant_filter(const conv_filter *f)
 {
     GL_CHECK(cudaMemcpyToSymbol(c_filter, f->w, sizeof f->w));
+    unsigned rows8[3] = {0, 0, 0}; /* weights outside -128..127 leave the DP4A kernels unusable */
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 3; k++) rows8[r] |= (unsigned)(f->w[r * 3 + k] & 0xff) << (8 * k);
+    GL_CHECK(cudaMemcpyToSymbol(c_rows8, rows8, sizeof rows8));
+}
+
+extern "C" int conv_filter_fits_dp4a(const conv_filter *f)
+{
+    for (int k = 0; k < 9; k++)
+        if (f->w[k] < -128 || f->w[k] > 127) return 0;
+    return 1;
 }
 
 extern "C" void launch_conv(conv_kernel k, const conv_args *a, cudaStream_t s)

@@ -3,7 +3,8 @@
  * Experiments (run `convolution --list`):
  *   ladder   the seed's kernels at 3072 x 3072: GM / CM / SM x CF = 1 .. 16 x scalar / _Vec
  *            stores, the seed's GTX 1660 Ti table beside ours, NPP in the same run
- *   beyond   past the paper: 16-byte loads and stores, warp shuffles, several rows per thread
+ *   beyond   past the paper: 16-byte loads and stores, warp shuffles, several rows per thread,
+ *            dp4a (four byte products per instruction)
  *   filters  every kernel with the three filters on an odd-sized image (tails, negative weights)
  *   sizes    the best rung of each family and NPP from 1024^2 to 16384^2 and an odd size: GB/s
  *            on the floor of 2 bytes per pixel, % of the same run's memcpy
@@ -28,7 +29,7 @@
 
 static const gl_name NAMES[] = {
     {"ladder", "the seed's kernels at 3072 x 3072 (GM, CM, SM x CF x _Vec) and NPP"},
-    {"beyond", "past the paper: W16 (16-byte loads and stores, shuffles), W16_R4, W16_R8"},
+    {"beyond", "past the paper: W16 (16-byte loads and stores, shuffles), W16_R4/R8 (rows), W16_DP4A(_R4)"},
     {"filters", "every kernel with the smooth, sharpen and edge filters on a 4093 x 2047 image"},
     {"sizes", "the best rung of each family and NPP, 1024^2 .. 16384^2 and 4093 x 2047"},
 };
@@ -65,8 +66,8 @@ static conv_kernel ladder_kernel(int family, int cf_index, int vec)
     return (conv_kernel)(3 + (cf_index - 1) * 6 + family * 2 + vec);
 }
 
-static const conv_kernel BEYOND[] = {K_W16, K_W16_R4, K_W16_R8};
-#define N_BEYOND 3
+static const conv_kernel BEYOND[] = {K_W16, K_W16_R4, K_W16_R8, K_W16_DP4A, K_W16_DP4A_R4};
+#define N_BEYOND 5
 
 typedef struct {
     gl_lab lab;
@@ -285,13 +286,14 @@ static void print_seed_table(const lab04 *L, const gpu_image *g)
     if (L->ladder_npp_us > 0) printf("; NPP %.1f us", L->ladder_npp_us);
     printf("\n");
     if (L->beyond_us[0] > 0)
-        printf("past the paper: W16 %.1f us, W16_R4 %.1f us, W16_R8 %.1f us (%.2fx over GM)\n", L->beyond_us[0],
-               L->beyond_us[1], L->beyond_us[2], gm / L->best_us[3]);
+        printf("past the paper: W16 %.1f us, W16_R4 %.1f us, W16_R8 %.1f us, W16_DP4A %.1f us, W16_DP4A_R4 %.1f us "
+               "(best %.2fx over GM)\n", L->beyond_us[0], L->beyond_us[1], L->beyond_us[2], L->beyond_us[3],
+               L->beyond_us[4], gm / L->best_us[3]);
     printf("\n== global loads: warp-level load requests (the seed's LDG count) and sectors per request\n");
     printf("(the seed, Nsight Compute on the GTX 1660 Ti: LDG 5.3M for GM, 1.2M with coarsening; "
            "sectors/LDG 2.1 -> 14)\n");
     const conv_kernel show[] = {K_GM_CF1, K_CM_CF1, K_SM_CF1, K_GM_CF8, K_CM_CF12_VEC, K_SM_CF12_VEC, K_CM_CF16,
-                                K_W16, K_W16_R4, K_W16_R8};
+                                K_W16, K_W16_R4, K_W16_R8, K_W16_DP4A, K_W16_DP4A_R4};
     printf("%-14s %12s %10s %10s\n", "kernel", "requests", "per pixel", "sect/req");
     for (size_t i = 0; i < sizeof show / sizeof show[0]; i++) {
         conv_kernel k = show[i];
@@ -315,6 +317,7 @@ static void run_filters(lab04 *L, const gl_image *odd)
         use_filter(L, &g, f);
         char variant[64];
         for (int k = 0; k < K_CONV_COUNT; k++) {
+            if ((k == K_W16_DP4A || k == K_W16_DP4A_R4) && !conv_filter_fits_dp4a(f)) continue;
             snprintf(variant, sizeof variant, "%s/%s", f->name, conv_kernel_name((conv_kernel)k));
             measure(L, "filters", variant, (conv_kernel)k, &g, f, 0);
         }
