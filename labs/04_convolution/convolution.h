@@ -28,14 +28,15 @@ extern const conv_filter CONV_FILTERS[N_FILTERS];
  * sliding 3x3 register window. _VEC: the n outputs are stored as uchar2/uchar4 vectors. Beyond the
  * paper: W16 (16-byte loads and stores, 16 pixels per thread, horizontal neighbours by warp
  * shuffle), W16_R4 / W16_R8 (and 4 or 8 output rows per thread, the rows' loads reused),
- * W16_DP4A / W16_DP4A_R4 (a filter row as one 4-byte dot product instruction). */
+ * W16_DP4A / _R4 / _R8 (a filter row as one 4-byte dot product instruction; the rows loaded
+ * before any store). */
 #define CONV_VEC_CFS(X) X(2) X(4) X(8) X(12) X(16) /* CF = 1 has nothing to vectorise */
 typedef enum {
     K_GM_CF1, K_CM_CF1, K_SM_CF1,
 #define CONV_ENUM_CF(cf) K_GM_CF##cf, K_GM_CF##cf##_VEC, K_CM_CF##cf, K_CM_CF##cf##_VEC, K_SM_CF##cf, K_SM_CF##cf##_VEC,
     CONV_VEC_CFS(CONV_ENUM_CF)
 #undef CONV_ENUM_CF
-    K_W16, K_W16_R4, K_W16_R8, K_W16_DP4A, K_W16_DP4A_R4,
+    K_W16, K_W16_R4, K_W16_R8, K_W16_DP4A, K_W16_DP4A_R4, K_W16_DP4A_R8,
     K_CONV_COUNT
 } conv_kernel;
 

@@ -261,7 +261,7 @@ static __device__ __forceinline__ unsigned window4(const unsigned e[5], const in
     return (j & 3) == 0 ? e[j >> 2] : __byte_perm(e[j >> 2], e[(j >> 2) + 1], 0x3210 + (j & 3) * 0x1111);
 }
 
-/* Lesson (W16_DP4A, W16_DP4A_R4): the integer pipe, not memory, limited the W16 rungs - nine
+/* Lesson (W16_DP4A, W16_DP4A_R4, W16_DP4A_R8): the integer pipe, not memory, limited the W16 rungs - nine
  * multiply-adds and nine byte extractions per pixel. dp4a multiplies four bytes by four weights
  * and adds them in one instruction: a filter row is one dp4a on a 4-byte window (one byte_perm),
  * so a pixel costs 3 dp4a + at most 3 byte_perm. Needs weights in -128 .. 127 (the host checks). */
@@ -270,41 +270,36 @@ static __device__ __forceinline__ int dp4a_body(conv_args a, gl_load_counts *c, 
     const unsigned w0 = c_rows8[0], w1 = c_rows8[1], w2 = c_rows8[2];
     const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * 16;
     const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * R + 1;
-    unsigned top[5], mid[5], bot[5];
-    row_words(load_row18(a, c, y0 - 1, x0), top);
-    row_words(load_row18(a, c, y0, x0), mid);
+    /* All R + 2 rows are loaded before the first store: the compiler may not move a load past a
+     * store to memory that might alias it, so this is what keeps R + 2 loads in flight. */
+    unsigned e[10][5]; /* R + 2 <= 10 rows */
+#pragma unroll
+    for (int r = 0; r < R + 2; r++) row_words(load_row18(a, c, y0 - 1 + r, x0), e[r]);
 #pragma unroll
     for (int r = 0; r < R; r++) {
         const int y = y0 + r;
-        row_words(load_row18(a, c, y + 1, x0), bot);
-        if (y <= a.height - 2 && x0 < a.width) {
-            unsigned out[4];
+        if (y > a.height - 2 || x0 >= a.width) continue;
+        unsigned out[4];
 #pragma unroll
-            for (int q = 0; q < 4; q++) {
-                unsigned packed = 0;
+        for (int q = 0; q < 4; q++) {
+            unsigned packed = 0;
 #pragma unroll
-                for (int k = 0; k < 4; k++) {
-                    const int j = 4 * q + k;
-                    int sum = dp4a_us(window4(top, j), w0, 0);
-                    sum = dp4a_us(window4(mid, j), w1, sum);
-                    sum = dp4a_us(window4(bot, j), w2, sum);
-                    packed |= (unsigned)clamp_px(sum, a.shift) << (8 * k);
-                }
-                out[q] = packed;
+            for (int k = 0; k < 4; k++) {
+                const int j = 4 * q + k;
+                int sum = dp4a_us(window4(e[r], j), w0, 0);
+                sum = dp4a_us(window4(e[r + 1], j), w1, sum);
+                sum = dp4a_us(window4(e[r + 2], j), w2, sum);
+                packed |= (unsigned)clamp_px(sum, a.shift) << (8 * k);
             }
-            uint8_t *o = a.out + (size_t)y * a.pitch + x0;
-            if (x0 >= 1 && x0 + 15 <= a.width - 2) {
-                *(uint4 *)o = make_uint4(out[0], out[1], out[2], out[3]);
-            } else {
-#pragma unroll
-                for (int j = 0; j < 16; j++)
-                    if (x0 + j >= 1 && x0 + j <= a.width - 2) o[j] = (uint8_t)(out[j >> 2] >> (8 * (j & 3)));
-            }
+            out[q] = packed;
         }
+        uint8_t *o = a.out + (size_t)y * a.pitch + x0;
+        if (x0 >= 1 && x0 + 15 <= a.width - 2) {
+            *(uint4 *)o = make_uint4(out[0], out[1], out[2], out[3]);
+        } else {
 #pragma unroll
-        for (int k = 0; k < 5; k++) {
-            top[k] = mid[k];
-            mid[k] = bot[k];
+            for (int j = 0; j < 16; j++)
+                if (x0 + j >= 1 && x0 + j <= a.width - 2) o[j] = (uint8_t)(out[j >> 2] >> (8 * (j & 3)));
         }
     }
     return 1;
@@ -350,9 +345,10 @@ WIDE(w16_r8, 8)
     {                                                                                      \
         return dp4a_body(a, c, rows);                                                      \
     }                                                                                      \
-    KERNEL_PAIR(name)
+    GL_KERNEL_PAIR_BOUNDED(name, conv_args, gl_load_counts, gl_count_flush, 256)
 DP4A(w16_dp4a, 1)
 DP4A(w16_dp4a_r4, 4)
+DP4A(w16_dp4a_r8, 8)
 
 /* ---- the table: kernel, twin, name, shape ---- */
 
@@ -383,6 +379,7 @@ static const conv_entry TABLE[K_CONV_COUNT] = {
     [K_W16_R8] = {w16_r8, count_w16_r8, "W16_R8", 16, 8, 0, 1},
     [K_W16_DP4A] = {w16_dp4a, count_w16_dp4a, "W16_DP4A", 16, 1, 0, 1},
     [K_W16_DP4A_R4] = {w16_dp4a_r4, count_w16_dp4a_r4, "W16_DP4A_R4", 16, 4, 0, 1},
+    [K_W16_DP4A_R8] = {w16_dp4a_r8, count_w16_dp4a_r8, "W16_DP4A_R8", 16, 8, 0, 1},
 };
 
 extern "C" const char *conv_kernel_name(conv_kernel k) { return TABLE[k].name; }

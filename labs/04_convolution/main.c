@@ -66,8 +66,8 @@ static conv_kernel ladder_kernel(int family, int cf_index, int vec)
     return (conv_kernel)(3 + (cf_index - 1) * 6 + family * 2 + vec);
 }
 
-static const conv_kernel BEYOND[] = {K_W16, K_W16_R4, K_W16_R8, K_W16_DP4A, K_W16_DP4A_R4};
-#define N_BEYOND 5
+static const conv_kernel BEYOND[] = {K_W16, K_W16_R4, K_W16_R8, K_W16_DP4A, K_W16_DP4A_R4, K_W16_DP4A_R8};
+#define N_BEYOND 6
 
 typedef struct {
     gl_lab lab;
@@ -286,14 +286,16 @@ static void print_seed_table(const lab04 *L, const gpu_image *g)
     if (L->ladder_npp_us > 0) printf("; NPP %.1f us", L->ladder_npp_us);
     printf("\n");
     if (L->beyond_us[0] > 0)
-        printf("past the paper: W16 %.1f us, W16_R4 %.1f us, W16_R8 %.1f us, W16_DP4A %.1f us, W16_DP4A_R4 %.1f us "
-               "(best %.2fx over GM)\n", L->beyond_us[0], L->beyond_us[1], L->beyond_us[2], L->beyond_us[3],
-               L->beyond_us[4], gm / L->best_us[3]);
+    {
+        printf("past the paper:");
+        for (int b = 0; b < N_BEYOND; b++) printf(" %s %.1f us%s", conv_kernel_name(BEYOND[b]), L->beyond_us[b], b + 1 < N_BEYOND ? "," : "");
+        printf(" (the best %.2fx over GM)\n", gm / L->best_us[3]);
+    }
     printf("\n== global loads: warp-level load requests (the seed's LDG count) and sectors per request\n");
     printf("(the seed, Nsight Compute on the GTX 1660 Ti: LDG 5.3M for GM, 1.2M with coarsening; "
            "sectors/LDG 2.1 -> 14)\n");
     const conv_kernel show[] = {K_GM_CF1, K_CM_CF1, K_SM_CF1, K_GM_CF8, K_CM_CF12_VEC, K_SM_CF12_VEC, K_CM_CF16,
-                                K_W16, K_W16_R4, K_W16_R8, K_W16_DP4A, K_W16_DP4A_R4};
+                                K_W16, K_W16_R4, K_W16_R8, K_W16_DP4A, K_W16_DP4A_R4, K_W16_DP4A_R8};
     printf("%-14s %12s %10s %10s\n", "kernel", "requests", "per pixel", "sect/req");
     for (size_t i = 0; i < sizeof show / sizeof show[0]; i++) {
         conv_kernel k = show[i];
@@ -317,7 +319,7 @@ static void run_filters(lab04 *L, const gl_image *odd)
         use_filter(L, &g, f);
         char variant[64];
         for (int k = 0; k < K_CONV_COUNT; k++) {
-            if ((k == K_W16_DP4A || k == K_W16_DP4A_R4) && !conv_filter_fits_dp4a(f)) continue;
+            if (k >= K_W16_DP4A && !conv_filter_fits_dp4a(f)) continue; /* the DP4A kernels */
             snprintf(variant, sizeof variant, "%s/%s", f->name, conv_kernel_name((conv_kernel)k));
             measure(L, "filters", variant, (conv_kernel)k, &g, f, 0);
         }
@@ -336,14 +338,10 @@ static void run_sizes(lab04 *L)
 {
     gl_cli *c = &L->lab.cli;
     if (!gl_cli_selected(c, "sizes", NULL)) return;
-    if (L->best_us[0] == 0) { /* no ladder ran: the seed's best of each family, and W16_R8 */
-        L->best[0] = K_GM_CF8_VEC;
-        L->best[1] = K_CM_CF12_VEC;
-        L->best[2] = K_SM_CF12_VEC;
-        L->best[3] = K_W16_R8;
-    } else if (L->best_us[3] == 0) {
-        L->best[3] = K_W16_R8;
-    }
+    /* Families the ladder did not run: the seed's best rung of each, and the last rung past it. */
+    static const conv_kernel fallback[4] = {K_GM_CF12_VEC, K_CM_CF12_VEC, K_SM_CF12_VEC, K_W16_DP4A_R8};
+    for (int f = 0; f < 4; f++)
+        if (L->best_us[f] == 0) L->best[f] = fallback[f];
     static const int SIDES[][2] = {{1024, 1024}, {3072, 3072}, {8192, 8192}, {16384, 16384}, {ODD_W, ODD_H}};
     static const int QUICK_SIDES[][2] = {{1024, 1024}, {4 * QUICK_ODD_W + 1, 4 * QUICK_ODD_H + 1}};
     int n = c->quick ? 2 : 5;
@@ -396,7 +394,7 @@ static void save_pictures(lab04 *L, gpu_image *g)
     if (!L->lab.cli.save) return;
     gl_image in = {g->width, g->height, g->h_in};
     save_picture(L, "input", &in);
-    conv_kernel k = L->best_us[3] > 0 ? L->best[3] : K_W16_R8;
+    conv_kernel k = L->best_us[3] > 0 ? L->best[3] : K_W16_DP4A_R8;
     for (int fi = 0; fi < N_FILTERS; fi++) {
         const conv_filter *f = &CONV_FILTERS[fi];
         use_filter(L, g, f);
