@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# lab04_quick.sh EXE: run Lab 04 with --quick (every kernel's output checked inside: interior equal
+# to the CPU reference, frame never written; a mismatch exits 1), then check the CSV: every row
+# verified, the load counts the lesson is about, and the ladder's effects in the times.
+set -u
+exe=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$exe" --quick --save "$tmp" --csv "$tmp/out.csv" >"$tmp/log" 2>&1
+rc=$?
+cat "$tmp/log"
+[ "$rc" -eq 77 ] && exit 77
+[ "$rc" -eq 0 ] || { echo "FAIL: convolution --quick exited $rc"; exit 1; }
+for f in input smooth_ sharpen_ edge_; do
+    ls "$tmp"/$f*.png >/dev/null 2>&1 || { echo "FAIL: --save wrote no $f*.png"; exit 1; }
+done
+awk -F, '
+  /^#/ { next }
+  !hdr { for (i = 1; i <= NF; i++) col[$i] = i; hdr = 1; next }
+  {
+    rows++
+    e = $col["experiment"]; v = $col["variant"]
+    if (e == "ceiling") next
+    if ($col["checked"] + 0 <= 0) { print "FAIL: row not verified: " $0; bad++ }
+    if (v == "NPP") npp++
+    if (e == "ladder" || e == "beyond") {
+      t[v] = $col["median_ms"]
+      w = $col["param"]; h = $col["size"] / w
+      if (v != "NPP") per_px[v] = 32 * $col["requests"] / ((w - 2) * (h - 2))
+    }
+  }
+  END {
+    if (rows < 167) { printf "FAIL: %d rows, expected at least 167 for --quick (ceiling included)\n", rows; bad++ }
+    printf "%d rows (%d NPP); load requests per pixel (x32 lanes): GM %.3f, CM %.3f, CM_CF12_Vec %.3f, W16_DP4A_R8 %.3f\n",
+      rows, npp, per_px["GM"], per_px["CM"], per_px["CM_CF12_Vec"], per_px["W16_DP4A_R8"]
+    if (per_px["GM"] < 17.9 || per_px["GM"] > 18.2) { print "FAIL: GM should load 9 pixels and 9 weights per pixel"; bad++ }
+    if (per_px["CM"] < 8.9 || per_px["CM"] > 9.1) { print "FAIL: CM should load 9 pixels per pixel"; bad++ }
+    if (per_px["CM_CF12_Vec"] > 3.6) { print "FAIL: CF12 should load (9 + 3 x 11) / 12 = 3.5 per pixel"; bad++ }
+    if (per_px["W16_DP4A_R8"] > 0.25) { print "FAIL: W16_DP4A_R8 should load (8 + 2) / 8 / 16 per pixel (+ edges)"; bad++ }
+    best = t["W16_DP4A"] < t["W16_DP4A_R8"] ? t["W16_DP4A"] : t["W16_DP4A_R8"]
+    printf "GM / CM = %.2f, GM / best DP4A rung = %.2f\n", t["GM"] / t["CM"], t["GM"] / best
+    if (t["GM"] / best < 1.5) { print "FAIL: the rungs past the paper should beat GM by 1.5x or more"; bad++ }
+    exit bad > 0
+  }' "$tmp/out.csv" || { echo "FAIL: CSV checks"; exit 1; }
+echo "ok"
