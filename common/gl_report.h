@@ -20,7 +20,7 @@
     "segments_per_request,expected_segments_per_request,warp_exec_efficiency,achieved_occupancy,"  \
     "theoretical_occupancy,sm_efficiency,expected_warp_exec_efficiency,divergent_branch_fraction,"   \
     "threads_per_block,blocks,registers_per_thread,smem_per_block,blocks_per_sm,api_blocks_per_sm,"    \
-    "smsp_efficiency,gflops,checked"
+    "smsp_efficiency,gflops,max_abs_error,max_error_over_bound,checked"
 
 typedef struct {
     const char *experiment, *variant;
@@ -39,6 +39,9 @@ typedef struct {
      * cudaOccupancyMaxActiveBlocksPerMultiprocessor; smsp_efficiency per SM sub-partition */
     double threads_per_block, blocks, registers_per_thread, smem_per_block;
     double blocks_per_sm, api_blocks_per_sm, smsp_efficiency, gflops;
+    /* float results checked with a tolerance (lab 04, cnn): the largest |error| and the largest
+     * |error| / its bound (<= 1: within tolerance) */
+    double max_abs_error, max_error_over_bound;
     long long checked; /* outputs compared with the CPU reference */
 } gl_row;
 
@@ -58,7 +61,8 @@ static inline gl_row gl_row_new(const char *experiment, const char *variant, lon
                             &r.achieved_occupancy, &r.theoretical_occupancy, &r.sm_efficiency,
                             &r.expected_warp_exec_efficiency, &r.divergent_branch_fraction,
                             &r.threads_per_block, &r.blocks, &r.registers_per_thread, &r.smem_per_block,
-                            &r.blocks_per_sm, &r.api_blocks_per_sm, &r.smsp_efficiency, &r.gflops};
+                            &r.blocks_per_sm, &r.api_blocks_per_sm, &r.smsp_efficiency, &r.gflops,
+                            &r.max_abs_error, &r.max_error_over_bound};
     for (size_t i = 0; i < sizeof nan_fields / sizeof nan_fields[0]; i++) *nan_fields[i] = NAN;
     return r;
 }
@@ -256,7 +260,8 @@ static inline void gl_report_row(gl_report *r, const gl_row *x)
                            x->theoretical_occupancy, x->sm_efficiency,
                            x->expected_warp_exec_efficiency, x->divergent_branch_fraction,
                            x->threads_per_block, x->blocks, x->registers_per_thread, x->smem_per_block,
-                           x->blocks_per_sm, x->api_blocks_per_sm, x->smsp_efficiency, x->gflops};
+                           x->blocks_per_sm, x->api_blocks_per_sm, x->smsp_efficiency, x->gflops,
+                           x->max_abs_error, x->max_error_over_bound};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) gl_csv_num(f, nums[i]);
     fprintf(f, ",%lld\n", x->checked);
     gl_report_check_write(r, fflush(f) != 0);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "cnn.h"
 #include "convolution.h"
 
 static void test_shift(void)
@@ -59,8 +60,55 @@ static void test_frame(void)
           "frame copied from the input on request (--save)");
 }
 
+/* The CNN reference on hand-computed cases, and every unsupported parameter refused by name. */
+static void test_cnn(void)
+{
+    /* 1x1 identity: M = C = 2, w = identity: y = x */
+    cnn_shape s1 = {1, 2, 3, 3, 2, 1, 1, 0, 0, 1, 1, 1, 1, 1};
+    float x[18], w1[4] = {1, 0, 0, 1};
+    for (int i = 0; i < 18; i++) x[i] = (float)(i - 7) * 0.5f;
+    double y[18], mag[18];
+    cnn_reference(x, w1, &s1, NULL, 0, y, mag);
+    int same = 1;
+    for (int i = 0; i < 18; i++) same &= y[i] == x[i] && mag[i] == (x[i] < 0 ? -x[i] : x[i]);
+    CHECK(same, "1x1 identity");
+    /* a single-tap 3x3 filter (only the top-left weight): y(oy, ox) = x(oy - 1, ox - 1), 0 outside */
+    cnn_shape s3 = {1, 1, 3, 3, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+    float w3[9] = {2, 0, 0, 0, 0, 0, 0, 0, 0};
+    cnn_reference(x, w3, &s3, NULL, 0, y, NULL);
+    CHECK(y[0] == 0 && y[1] == 0 && y[3] == 0, "padding: the top row and left column see zeros");
+    CHECK(y[4] == 2 * x[0] && y[8] == 2 * x[4], "the tap shifts the image by (1, 1)");
+    /* an all-ones 3x3 filter at a padded corner sums the 2x2 pixels that exist */
+    float ones[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+    size_t corner = 0;
+    cnn_reference(x, ones, &s3, &corner, 1, y, NULL);
+    CHECK(y[0] == (double)x[0] + x[1] + x[3] + x[4], "corner: %g", y[0]);
+    CHECK(cnn_flops(&s3) == 2.0 * 9 * 9, "flops");
+    /* every unsupported parameter is refused, by cnn_check and by cnn_forward before any GPU work */
+    const struct {
+        int field, value;
+        cnn_status want;
+    } bad[] = {/* fields of cnn_shape: N C H W M R S pad_h pad_w stride_h stride_w dil_h dil_w groups */
+               {0, 0, CNN_ERR_SHAPE},     {9, 2, CNN_ERR_STRIDE},    {10, 2, CNN_ERR_STRIDE},
+               {11, 2, CNN_ERR_DILATION}, {12, 2, CNN_ERR_DILATION}, {13, 2, CNN_ERR_GROUPS},
+               {7, 0, CNN_ERR_PADDING},   {8, 2, CNN_ERR_PADDING}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cnn_shape t = s3;
+        ((int *)&t)[bad[i].field] = bad[i].value;
+        CHECK(cnn_check(&t) == bad[i].want, "case %zu: %s", i, cnn_status_name(cnn_check(&t)));
+        cnn_status r = cnn_forward(NULL, NULL, NULL, t.N, t.C, t.H, t.W, t.M, t.R, t.S, t.pad_h, t.pad_w, t.stride_h,
+                                   t.stride_w, t.dil_h, t.dil_w, t.groups, CNN_OURS, NULL, 0, 0);
+        CHECK(r == bad[i].want, "cnn_forward case %zu: %s", i, cnn_status_name(r));
+    }
+    cnn_shape even = s3;
+    even.R = even.S = 2;
+    CHECK(cnn_check(&even) == CNN_ERR_EVEN_FILTER, "even filter");
+    CHECK(cnn_check(&s3) == CNN_OK && cnn_check(&s1) == CNN_OK, "supported shapes");
+}
+
 int main(void)
 {
+    test_cnn();
     test_shift();
     test_pixels();
     test_frame();

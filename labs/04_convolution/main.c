@@ -8,13 +8,16 @@
  *   filters  every kernel with the three filters on an odd-sized image (tails, negative weights)
  *   sizes    the best rung of each family and NPP from 1024^2 to 16384^2 and an odd size: GB/s
  *            on the floor of 2 bytes per pixel, % of the same run's memcpy
- * Every row: a counting twin (global load requests, sectors per request), the output poisoned
+ *   cnn      part 2: multi-channel convolution (cnn.cu, cnn_run.c): the seed's split and fused
+ *            kernels, ours (implicit GEMM), cuDNN, on the seed's configurations
+ * Every image row: a counting twin (global load requests, sectors per request), the output poisoned
  * with 0x00, run, checked; poisoned with 0xFF, timed, checked again: every interior pixel must
  * equal the CPU reference and every frame pixel must still hold the poison (never written). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cnn_run.h"
 #include "convolution.h"
 #include "gl_image.h"
 #include "gl_lab.h"
@@ -32,6 +35,21 @@ static const gl_name NAMES[] = {
     {"beyond", "past the paper: W16 (16-byte loads and stores, shuffles), W16_R4/R8 (rows), W16_DP4A(_R4)"},
     {"filters", "every kernel with the smooth, sharpen and edge filters on a 4093 x 2047 image"},
     {"sizes", "the best GM, CM, SM rungs, W16_DP4A(_R8) and NPP, 1024^2 .. 16384^2 and 4093 x 2047"},
+    {"cnn", "part 2: CNN convolution, split / fused (the seed) / ours / cuDNN (configurations below)"},
+    {"T3A", "  cnn: the seed's T3-1x1 A: H 7, 1x1, M 256, C 832"},
+    {"T3B", "  cnn: T3-1x1 B: H 14, 1x1, M 1024, C 256"},
+    {"T3C", "  cnn: T3-1x1 C: H 27, 1x1, M 256, C 64 (--quick)"},
+    {"T4A", "  cnn: T4-3x3 A: H 4, 3x3, M 384, C 192 (--quick)"},
+    {"T4B", "  cnn: T4-3x3 B: H 13, 3x3, M 384, C 384"},
+    {"T5A", "  cnn: T5-5x5 A: H 7, 5x5, M 128, C 48 (--quick)"},
+    {"T5A_C348", "  cnn: T5-5x5 A with C 348, as the seed's code listing has it"},
+    {"E1", "  cnn: E1: H 32, 3x3, M 64, C 64 (--quick)"},
+    {"E2", "  cnn: E2: H 32, 3x3, M 128, C 128"},
+    {"E3", "  cnn: E3: H 64, 3x3, M 128, C 128"},
+    {"E4", "  cnn: E4: H 64, 3x3, M 256, C 256"},
+    {"E3_N8", "  cnn: E3 with a batch of 8"},
+    {"E3_N32", "  cnn: E3 with a batch of 32"},
+    {"L56", "  cnn: a large layer: H 56, 3x3, M 256, C 256"},
 };
 
 static const gl_cli_spec SPEC = {
@@ -484,6 +502,7 @@ int main(int argc, char **argv)
     gl_image_free(&odd);
     run_sizes(&L);
     save_pictures(&L, &g);
+    cnn_run(&L.lab);
 
     printf("\nall %d measured outputs verified against the CPU reference (interior exact, frame unwritten)\n",
            L.lab.report.rows - 1);

@@ -1,0 +1,222 @@
+/* cnn.cu - Lab 04, part 2: multi-channel convolution kernels (NCHW float, stride 1, "same" padding).
+ *
+ *   split  the seed's two kernels (cuConv): scalar_prods computes, for every output pixel, filter and
+ *          tap, the dot product over the C channels into a partial map; sum_partials adds the R x S
+ *          partial maps. Every partial product travels through DRAM between the two kernels.
+ *   fused  the seed's fused kernel: per tap, the block stages that tap's C weights in shared memory
+ *          and every thread accumulates over the channels in a register: no partial maps.
+ *   ours   an implicit GEMM: Y[M][N*H*W] = W[M][C*R*S] x im2col(X), the im2col columns built on the
+ *          fly while loading shared-memory tiles (64 x 64 outputs per block, 4 x 4 per thread), and
+ *          split-K across blocks when the layer has too few outputs to fill the GPU. FP32 FFMA only. */
+#include "cnn.h"
+#include "gl_check.h"
+
+#define THREADS 256
+
+typedef struct {
+    int N, C, H, W, M, R, S, pad_h, pad_w;
+} dims;
+
+static dims dims_of(const cnn_shape *s)
+{
+    dims d = {s->N, s->C, s->H, s->W, s->M, s->R, s->S, s->pad_h, s->pad_w};
+    return d;
+}
+
+/* ---------------- split (the seed) ---------------- */
+
+/* Lesson: one thread per (pixel, filter, tap) sums over the channels; for a 1x1 filter that is
+ * the whole output, otherwise a partial map that the second kernel must read back. */
+static __global__ void scalar_prods(const float *x, const float *w, float *dst, dims d, int direct)
+{
+    const int hw = d.H * d.W, rs = d.R * d.S;
+    const int p = blockIdx.x * THREADS + threadIdx.x;
+    if (p >= hw) return;
+    const int n = blockIdx.y / d.M, m = blockIdx.y % d.M, k = blockIdx.z;
+    const int fy = k / d.S, fx = k % d.S, oy = p / d.W, ox = p % d.W;
+    const int iy = oy + fy - d.pad_h, ix = ox + fx - d.pad_w;
+    float acc = 0.0f;
+    if (iy >= 0 && iy < d.H && ix >= 0 && ix < d.W)
+        for (int c = 0; c < d.C; c++)
+            acc = fmaf(x[((size_t)(n * d.C + c) * d.H + iy) * d.W + ix], w[((size_t)(m * d.C + c) * d.R + fy) * d.S + fx], acc);
+    if (direct) dst[(size_t)blockIdx.y * hw + p] = acc;
+    else dst[((size_t)blockIdx.y * rs + k) * hw + p] = acc;
+}
+
+/* Lesson: the second pass reads R x S partial values per output from DRAM. */
+static __global__ void sum_partials(const float *partial, float *y, int hw, int rs, size_t total)
+{
+    size_t i = (size_t)blockIdx.x * THREADS + threadIdx.x;
+    if (i >= total) return;
+    size_t nm = i / hw, p = i % hw;
+    float acc = 0.0f;
+    for (int k = 0; k < rs; k++) acc += partial[(nm * rs + k) * hw + p];
+    y[i] = acc;
+}
+
+/* ---------------- fused (the seed) ---------------- */
+
+/* Lesson: the same products, summed over channels and taps in one register: per tap, the block
+ * stages the tap's C weights in shared memory (one load each instead of one per thread). */
+static __global__ void fused_conv(const float *x, const float *w, float *y, dims d)
+{
+    extern __shared__ float wtap[]; /* C weights of one tap */
+    const int hw = d.H * d.W;
+    const int p = blockIdx.x * THREADS + threadIdx.x;
+    const int n = blockIdx.y / d.M, m = blockIdx.y % d.M;
+    const int oy = p / d.W, ox = p % d.W;
+    float acc = 0.0f;
+    for (int fy = 0; fy < d.R; fy++)
+        for (int fx = 0; fx < d.S; fx++) {
+            __syncthreads();
+            for (int c = threadIdx.x; c < d.C; c += THREADS) wtap[c] = w[((size_t)(m * d.C + c) * d.R + fy) * d.S + fx];
+            __syncthreads();
+            const int iy = oy + fy - d.pad_h, ix = ox + fx - d.pad_w;
+            if (p < hw && iy >= 0 && iy < d.H && ix >= 0 && ix < d.W) {
+                const float *xp = x + ((size_t)n * d.C * d.H + iy) * d.W + ix;
+                for (int c = 0; c < d.C; c++) acc = fmaf(__ldg(xp + (size_t)c * hw), wtap[c], acc);
+            }
+        }
+    if (p < hw) y[(size_t)blockIdx.y * hw + p] = acc;
+}
+
+/* ---------------- ours: implicit GEMM ---------------- */
+
+#define BM 64 /* output channels per block */
+#define BN 64 /* output pixels per block */
+#define BK 16 /* reduction (c, r, s) per tile */
+
+/* Element (k, p) of im2col(X): channel c, tap (fy, fx) of k; image n, pixel (oy, ox) of p. */
+static __device__ __forceinline__ float im2col(const float *x, dims d, int k, int p, int K, int P)
+{
+    if (k >= K || p >= P) return 0.0f;
+    const int rs = d.R * d.S, hw = d.H * d.W;
+    const int c = k / rs, t = k - c * rs, fy = t / d.S, fx = t - fy * d.S;
+    const int n = p / hw, q = p - n * hw, oy = q / d.W, ox = q - oy * d.W;
+    const int iy = oy + fy - d.pad_h, ix = ox + fx - d.pad_w;
+    if (iy < 0 || iy >= d.H || ix < 0 || ix >= d.W) return 0.0f;
+    return __ldg(x + ((size_t)(n * d.C + c) * d.H + iy) * d.W + ix);
+}
+
+/* Lesson (ours): a convolution is a matrix product. Each block keeps a 64 x 16 slice of the
+ * weights and a 16 x 64 slice of im2col(X) in shared memory; each thread computes a 4 x 4 block of
+ * outputs from registers, 16 FFMAs per 8 shared-memory values read. blockIdx.z splits the
+ * reduction (split-K) when there are too few output tiles to fill the GPU; the partial sums are
+ * added with atomics into a zeroed output. */
+static __global__ void __launch_bounds__(THREADS) implicit_gemm(const float *x, const float *w, float *y, dims d,
+                                                                  int k_per_split)
+{
+    __shared__ float4 As[BK][BM / 4]; /* As[k][m]: weights, transposed */
+    __shared__ float4 Bs[BK][BN / 4]; /* Bs[k][p]: im2col */
+    const int K = d.C * d.R * d.S, P = d.N * d.H * d.W, hw = d.H * d.W;
+    const int m0 = blockIdx.y * BM, p0 = blockIdx.x * BN;
+    const int k_begin = blockIdx.z * k_per_split, k_end = min(K, k_begin + k_per_split);
+    const int t = threadIdx.x, ty = t / 16, tx = t % 16;
+    float acc[4][4] = {};
+    float *as = (float *)As, *bs = (float *)Bs;
+    for (int k0 = k_begin; k0 < k_end; k0 += BK) {
+#pragma unroll
+        for (int q = 0; q < 4; q++) { /* 1024 weights and 1024 im2col values, 4 each per thread */
+            const int ia = t + THREADS * q, am = ia / BK, ak = ia % BK;
+            const int gm = m0 + am, gk = k0 + ak;
+            as[ak * BM + am] = gm < d.M && gk < k_end ? __ldg(w + (size_t)gm * K + gk) : 0.0f;
+            const int ib = t + THREADS * q, bk = ib / BN, bp = ib % BN;
+            bs[bk * BN + bp] = k0 + bk < k_end ? im2col(x, d, k0 + bk, p0 + bp, K, P) : 0.0f;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int kk = 0; kk < BK; kk++) {
+            const float4 a = As[kk][ty], b = Bs[kk][tx];
+            const float av[4] = {a.x, a.y, a.z, a.w}, bv[4] = {b.x, b.y, b.z, b.w};
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+#pragma unroll
+                for (int j = 0; j < 4; j++) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const int m = m0 + ty * 4 + i;
+        if (m >= d.M) continue;
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            const int p = p0 + tx * 4 + j;
+            if (p >= P) continue;
+            float *dst = y + ((size_t)(p / hw) * d.M + m) * hw + p % hw;
+            if (gridDim.z == 1) *dst = acc[i][j];
+            else atomicAdd(dst, acc[i][j]);
+        }
+    }
+}
+
+/* ---------------- the entry point ---------------- */
+
+static int sms(void)
+{
+    static int n;
+    if (!n) {
+        int dev;
+        GL_CHECK(cudaGetDevice(&dev));
+        GL_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
+    }
+    return n;
+}
+
+extern "C" size_t cnn_workspace_bytes(const cnn_shape *s, cnn_variant v)
+{
+    if (v == CNN_SPLIT && s->R * s->S > 1) return (size_t)s->N * s->M * s->R * s->S * s->H * s->W * sizeof(float);
+    return 0;
+}
+
+extern "C" cnn_status cnn_forward(const float *x, const float *w, float *y, int N, int C, int H, int W, int M, int R,
+                                  int S, int pad_h, int pad_w, int stride_h, int stride_w, int dil_h, int dil_w,
+                                  int groups, cnn_variant v, void *workspace, size_t workspace_bytes, cudaStream_t st)
+{
+    cnn_shape s = {N, C, H, W, M, R, S, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w, groups};
+    cnn_status status = cnn_check(&s);
+    if (status != CNN_OK) return status;
+    dims d = dims_of(&s);
+    const int hw = H * W, rs = R * S;
+    switch (v) {
+    case CNN_SPLIT: {
+        dim3 grid((hw + THREADS - 1) / THREADS, N * M, rs);
+        float *partial = rs == 1 ? y : (float *)workspace;
+        if (rs > 1 && workspace_bytes < cnn_workspace_bytes(&s, v)) return CNN_ERR_SHAPE;
+        scalar_prods<<<grid, THREADS, 0, st>>>(x, w, partial, d, rs == 1);
+        GL_CHECK_LAUNCH();
+        if (rs > 1) {
+            size_t total = (size_t)N * M * hw;
+            sum_partials<<<(unsigned)((total + THREADS - 1) / THREADS), THREADS, 0, st>>>(partial, y, hw, rs, total);
+            GL_CHECK_LAUNCH();
+        }
+        return CNN_OK;
+    }
+    case CNN_FUSED: {
+        dim3 grid((hw + THREADS - 1) / THREADS, N * M);
+        fused_conv<<<grid, THREADS, (size_t)C * sizeof(float), st>>>(x, w, y, d);
+        GL_CHECK_LAUNCH();
+        return CNN_OK;
+    }
+    case CNN_OURS: {
+        const int K = C * R * S, P = N * hw;
+        dim3 grid((P + BN - 1) / BN, (M + BM - 1) / BM, 1);
+        /* split-K: enough blocks for two per SM, but at least 8 tiles of BK per split */
+        int tiles = (int)(grid.x * grid.y), splits = (2 * sms() + tiles - 1) / tiles;
+        int max_splits = (K + 8 * BK - 1) / (8 * BK);
+        splits = splits < 1 ? 1 : splits > max_splits ? max_splits : splits;
+        int per = (K + splits - 1) / splits;
+        per = (per + BK - 1) / BK * BK;
+        grid.z = (unsigned)((K + per - 1) / per);
+        if (grid.z > 1) GL_CHECK(cudaMemsetAsync(y, 0, (size_t)N * M * hw * sizeof(float), st));
+        implicit_gemm<<<grid, THREADS, 0, st>>>(x, w, y, d, per);
+        GL_CHECK_LAUNCH();
+        return CNN_OK;
+    }
+    case CNN_CUDNN:
+        if (!cnn_cudnn_available()) return CNN_ERR_VARIANT;
+        return cnn_cudnn_forward(x, w, y, workspace, workspace_bytes, st);
+    default:
+        return CNN_ERR_VARIANT;
+    }
+}
