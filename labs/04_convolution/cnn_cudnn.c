@@ -88,7 +88,11 @@ cnn_status cnn_cudnn_forward(const float *x, const float *w, float *y, void *wor
 {
     if (!g.ready) return CNN_ERR_VARIANT;
     const float one = 1.0f, zero = 0.0f;
-    CUDNN_CHECK(cudnnSetStream(g.handle, st));
+    static cudaStream_t current;
+    if (st != current) { /* once per stream, not per call */
+        CUDNN_CHECK(cudnnSetStream(g.handle, st));
+        current = st;
+    }
     CUDNN_CHECK(cudnnConvolutionForward(g.handle, &one, g.xd, x, g.wd, w, g.cd, g.algo, workspace, workspace_bytes,
                                         &zero, g.yd, y));
     return CNN_OK;
