@@ -26,6 +26,9 @@ static struct {
     cudnnConvolutionDescriptor_t cd;
     cudnnConvolutionFwdAlgo_t algo;
     int ready;
+    int n_candidates;
+    cudnnConvolutionFwdAlgo_t candidates[CNN_CUDNN_MAX_CANDIDATES];
+    size_t candidate_ws[CNN_CUDNN_MAX_CANDIDATES];
 } g;
 
 int cnn_cudnn_available(void) { return 1; }
@@ -69,18 +72,34 @@ cnn_status cnn_cudnn_prepare(const cnn_shape *s, const float *x, const float *w,
      * and sorts them by time. */
     (void)x, (void)w, (void)y;
     CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithm(g.handle, g.xd, g.wd, g.cd, g.yd, 16, &found, perf));
-    int best = -1;
-    for (int i = 0; i < found && best < 0; i++)
-        if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].mathType == CUDNN_FMA_MATH) best = i;
-    if (best < 0) {
+    /* Every algorithm that ran with FMA math is a candidate; the caller times each the way it
+     * times its own kernels and keeps the fastest (cnn_cudnn_use). Find's order comes first. */
+    g.n_candidates = 0;
+    *workspace_bytes = 0;
+    for (int i = 0; i < found && g.n_candidates < CNN_CUDNN_MAX_CANDIDATES; i++) {
+        if (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].mathType != CUDNN_FMA_MATH) continue;
+        size_t ws = 0;
+        CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(g.handle, g.xd, g.wd, g.cd, g.yd, perf[i].algo, &ws));
+        g.candidates[g.n_candidates] = perf[i].algo;
+        g.candidate_ws[g.n_candidates++] = ws;
+        if (ws > *workspace_bytes) *workspace_bytes = ws;
+    }
+    if (g.n_candidates == 0) {
         fprintf(stderr, "cuDNN found no FMA-math algorithm for this shape\n");
         exit(GL_EXIT_FAIL);
     }
-    g.algo = perf[best].algo;
-    CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(g.handle, g.xd, g.wd, g.cd, g.yd, g.algo, workspace_bytes));
+    g.algo = g.candidates[0];
     *name = algo_name(g.algo);
     g.ready = 1;
     return CNN_OK;
+}
+
+int cnn_cudnn_candidates(void) { return g.n_candidates; }
+
+const char *cnn_cudnn_use(int i)
+{
+    g.algo = g.candidates[i];
+    return algo_name(g.algo);
 }
 
 cnn_status cnn_cudnn_forward(const float *x, const float *w, float *y, void *workspace, size_t workspace_bytes,
@@ -129,5 +148,11 @@ cnn_status cnn_cudnn_forward(const float *x, const float *w, float *y, void *wor
     return CNN_ERR_VARIANT;
 }
 void cnn_cudnn_release(void) {}
+int cnn_cudnn_candidates(void) { return 0; }
+const char *cnn_cudnn_use(int i)
+{
+    (void)i;
+    return "-";
+}
 
 #endif

@@ -177,8 +177,25 @@ static void run_config(gl_lab *L, int ci, config_result *res)
         GL_CHECK(cudaStreamSynchronize(L->timer.stream));
         check(dy, ny, &ref, what, &row);
         gl_poison(dy, ny * sizeof(float));
-        if (getenv("GL_CNN_NO_GRAPH")) gl_lab_time_without_graph(L, &row, enqueue_cnn, &job);
-        else gl_lab_time(L, &row, enqueue_cnn, &job);
+        if (v == CNN_CUDNN) { /* every FMA-math algorithm, timed like ours; keep the fastest */
+            gl_row best = row;
+            int best_i = 0;
+            for (int a = 0; a < cnn_cudnn_candidates(); a++) {
+                cnn_cudnn_use(a);
+                gl_row t = row;
+                gl_lab_time(L, &t, enqueue_cnn, &job);
+                if (a == 0 || t.median_ms < best.median_ms) {
+                    best = t;
+                    best_i = a;
+                }
+            }
+            res->algo = cnn_cudnn_use(best_i);
+            row = best;
+            gl_poison(dy, ny * sizeof(float)); /* the kept algorithm's output, checked below */
+            enqueue_cnn(&job, L->timer.stream);
+        } else {
+            gl_lab_time(L, &row, enqueue_cnn, &job);
+        }
         check(dy, ny, &ref, what, &row);
         row.gflops = cnn_flops(&s) / (row.median_ms * 1e6);
         res->ms[v] = row.median_ms;
