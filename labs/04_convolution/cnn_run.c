@@ -75,7 +75,9 @@ typedef struct {
 
 /* Compare y (all outputs or the sampled ones) with the reference: |y - ref| <= bound, where the
  * bound is 16 FLT_EPSILON sqrt(C R S) sum |x w| (float rounding over C R S terms, any order). */
-static void check(const float *d_y, size_t total, const reference *ref, const char *what, gl_row *row)
+/* Returns the outputs outside the bound; with `fatal`, prints the first and exits 1 if any. */
+static long long check_outputs(const float *d_y, size_t total, const reference *ref, const char *what, gl_row *row,
+                               int fatal)
 {
     float *h = (float *)gl_host_alloc(total * sizeof(float), "cnn output");
     GL_CHECK(cudaMemcpy(h, d_y, total * sizeof(float), cudaMemcpyDeviceToHost));
@@ -86,7 +88,7 @@ static void check(const float *d_y, size_t total, const reference *ref, const ch
         double err = fabs((double)h[o] - ref->ref[i]);
         double ratio = err / ref->bound[i];
         if (!(err <= ref->bound[i])) { /* NaN (never written) fails too */
-            if (bad < GL_MAX_MISMATCH_LINES)
+            if (fatal && bad < GL_MAX_MISMATCH_LINES)
                 fprintf(stderr, "  %s: output %zu: got %.9g, reference %.9g, |error| %.3g > bound %.3g\n", what, o,
                         h[o], ref->ref[i], err, ref->bound[i]);
             bad++;
@@ -94,11 +96,17 @@ static void check(const float *d_y, size_t total, const reference *ref, const ch
         if (err > worst_abs) worst_abs = err;
         if (ratio > worst_ratio) worst_ratio = ratio;
     }
-    gl_require_match(what, bad, (long long)ref->n);
+    if (fatal) gl_require_match(what, bad, (long long)ref->n);
     row->max_abs_error = worst_abs;
     row->max_error_over_bound = worst_ratio;
     row->checked = (long long)ref->n;
     free(h);
+    return bad;
+}
+
+static void check(const float *d_y, size_t total, const reference *ref, const char *what, gl_row *row)
+{
+    check_outputs(d_y, total, ref, what, row, 1);
 }
 
 static double now_ms(void)
@@ -172,28 +180,41 @@ static void run_config(gl_lab *L, int ci, config_result *res)
         snprintf(what, sizeof what, "cnn/%s", variant);
         gl_row row = gl_row_new("cnn", variant, (long long)ny);
         row.param = ci;
-        gl_poison(dy, ny * sizeof(float));
-        enqueue_cnn(&job, L->timer.stream);
-        GL_CHECK(cudaStreamSynchronize(L->timer.stream));
-        check(dy, ny, &ref, what, &row);
-        gl_poison(dy, ny * sizeof(float));
-        if (v == CNN_CUDNN) { /* every FMA-math algorithm, timed like ours; keep the fastest */
+        if (v == CNN_CUDNN) {
+            /* Every FMA-math algorithm whose output is within the bound (FFT and Winograd can
+             * round more than a direct sum), timed like ours; the fastest is kept. */
             gl_row best = row;
-            int best_i = 0;
+            int best_i = -1;
             for (int a = 0; a < cnn_cudnn_candidates(); a++) {
-                cnn_cudnn_use(a);
+                const char *name = cnn_cudnn_use(a);
                 gl_row t = row;
+                gl_poison(dy, ny * sizeof(float));
+                enqueue_cnn(&job, L->timer.stream);
+                GL_CHECK(cudaStreamSynchronize(L->timer.stream));
+                if (check_outputs(dy, ny, &ref, what, &t, 0)) {
+                    printf("note: %s: cuDNN %s left out: %.3g x the error bound\n", cf->name, name, t.max_error_over_bound);
+                    continue;
+                }
                 gl_lab_time(L, &t, enqueue_cnn, &job);
-                if (a == 0 || t.median_ms < best.median_ms) {
+                if (best_i < 0 || t.median_ms < best.median_ms) {
                     best = t;
                     best_i = a;
                 }
+            }
+            if (best_i < 0) {
+                fprintf(stderr, "%s: no cuDNN FMA-math algorithm stays within the error bound\n", cf->name);
+                exit(GL_EXIT_FAIL);
             }
             res->algo = cnn_cudnn_use(best_i);
             row = best;
             gl_poison(dy, ny * sizeof(float)); /* the kept algorithm's output, checked below */
             enqueue_cnn(&job, L->timer.stream);
         } else {
+            gl_poison(dy, ny * sizeof(float));
+            enqueue_cnn(&job, L->timer.stream);
+            GL_CHECK(cudaStreamSynchronize(L->timer.stream));
+            check(dy, ny, &ref, what, &row);
+            gl_poison(dy, ny * sizeof(float));
             gl_lab_time(L, &row, enqueue_cnn, &job);
         }
         check(dy, ny, &ref, what, &row);
