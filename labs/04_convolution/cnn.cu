@@ -86,42 +86,50 @@ static __global__ void fused_conv(const float *x, const float *w, float *y, dims
 #define BN 64 /* output pixels per block */
 #define BK 16 /* reduction (c, r, s) per tile */
 
-/* Element (k, p) of im2col(X): channel c, tap (fy, fx) of k; image n, pixel (oy, ox) of p. */
-static __device__ __forceinline__ float im2col(const float *x, dims d, int k, int p, int K, int P)
-{
-    if (k >= K || p >= P) return 0.0f;
-    const int rs = d.R * d.S, hw = d.H * d.W;
-    const int c = k / rs, t = k - c * rs, fy = t / d.S, fx = t - fy * d.S;
-    const int n = p / hw, q = p - n * hw, oy = q / d.W, ox = q - oy * d.W;
-    const int iy = oy + fy - d.pad_h, ix = ox + fx - d.pad_w;
-    if (iy < 0 || iy >= d.H || ix < 0 || ix >= d.W) return 0.0f;
-    return __ldg(x + ((size_t)(n * d.C + c) * d.H + iy) * d.W + ix);
-}
-
 /* Lesson (ours): a convolution is a matrix product. Each block keeps a 64 x 16 slice of the
  * weights and a 16 x 64 slice of im2col(X) in shared memory; each thread computes a 4 x 4 block of
- * outputs from registers, 16 FFMAs per 8 shared-memory values read. blockIdx.z splits the
- * reduction (split-K) when there are too few output tiles to fill the GPU; the partial sums are
- * added with atomics into a zeroed output. */
+ * outputs from registers, 16 FFMAs per 8 shared-memory values read. The im2col addresses cost no
+ * divisions in the inner loop: each block decodes its 64 pixels once (image offset, row, column)
+ * and each 16-wide slice of the reduction once (channel offset, tap shift), and an element's
+ * address is their sum. blockIdx.z splits the reduction (split-K) when there are too few output
+ * tiles to fill the GPU; the partial sums are added with atomics into a zeroed output. */
 static __global__ void __launch_bounds__(THREADS) implicit_gemm(const float *x, const float *w, float *y, dims d,
                                                                   int k_per_split)
 {
     __shared__ float4 As[BK][BM / 4]; /* As[k][m]: weights, transposed */
     __shared__ float4 Bs[BK][BN / 4]; /* Bs[k][p]: im2col */
-    const int K = d.C * d.R * d.S, P = d.N * d.H * d.W, hw = d.H * d.W;
+    __shared__ int pix_base[BN], pix_y[BN], pix_x[BN]; /* x offset of (n, 0, oy, ox); oy; ox */
+    __shared__ int k_off[BK], k_dy[BK], k_dx[BK];      /* c H W + dy W + dx; dy; dx */
+    const int K = d.C * d.R * d.S, P = d.N * d.H * d.W, hw = d.H * d.W, rs = d.R * d.S;
     const int m0 = blockIdx.y * BM, p0 = blockIdx.x * BN;
     const int k_begin = blockIdx.z * k_per_split, k_end = min(K, k_begin + k_per_split);
     const int t = threadIdx.x, ty = t / 16, tx = t % 16;
+    if (t < BN) {
+        const int p = p0 + t, n = p / hw, q = p - n * hw;
+        pix_base[t] = p < P ? n * d.C * hw + q : 0;
+        pix_y[t] = p < P ? q / d.W : -(1 << 20); /* outside every image: never loaded */
+        pix_x[t] = q % d.W;
+    }
     float acc[4][4] = {};
     float *as = (float *)As, *bs = (float *)Bs;
     for (int k0 = k_begin; k0 < k_end; k0 += BK) {
+        if (t < BK) {
+            const int k = k0 + t, c = k / rs, r = k - c * rs, fy = r / d.S, fx = r - fy * d.S;
+            k_dy[t] = k < k_end ? fy - d.pad_h : -(1 << 20);
+            k_dx[t] = fx - d.pad_w;
+            k_off[t] = c * hw + k_dy[t] * d.W + k_dx[t];
+        }
+        __syncthreads();
 #pragma unroll
         for (int q = 0; q < 4; q++) { /* 1024 weights and 1024 im2col values, 4 each per thread */
             const int ia = t + THREADS * q, am = ia / BK, ak = ia % BK;
             const int gm = m0 + am, gk = k0 + ak;
             as[ak * BM + am] = gm < d.M && gk < k_end ? __ldg(w + (size_t)gm * K + gk) : 0.0f;
-            const int ib = t + THREADS * q, bk = ib / BN, bp = ib % BN;
-            bs[bk * BN + bp] = k0 + bk < k_end ? im2col(x, d, k0 + bk, p0 + bp, K, P) : 0.0f;
+            const int bk = ia / BN, bp = ia % BN;
+            const int iy = pix_y[bp] + k_dy[bk], ix = pix_x[bp] + k_dx[bk];
+            bs[bk * BN + bp] = (unsigned)iy < (unsigned)d.H && (unsigned)ix < (unsigned)d.W
+                                   ? __ldg(x + (size_t)pix_base[bp] + k_off[bk])
+                                   : 0.0f;
         }
         __syncthreads();
 #pragma unroll
