@@ -91,7 +91,8 @@ static __global__ void fused_conv(const float *x, const float *w, float *y, dims
  * outputs from registers, 16 FFMAs per 8 shared-memory values read. The im2col addresses cost no
  * divisions in the inner loop: each block decodes its 64 pixels once (image offset, row, column)
  * and each 16-wide slice of the reduction once (channel offset, tap shift), and an element's
- * address is their sum. blockIdx.z splits the reduction (split-K) when there are too few output
+ * address is their sum. The next slice is loaded into registers while the current one is
+ * multiplied (software pipelining), so a block rarely waits for memory. blockIdx.z splits the reduction (split-K) when there are too few output
  * tiles to fill the GPU; the partial sums are added with atomics into a zeroed output. */
 static __global__ void __launch_bounds__(THREADS) implicit_gemm(const float *x, const float *w, float *y, dims d,
                                                                   int k_per_split)
@@ -112,26 +113,42 @@ static __global__ void __launch_bounds__(THREADS) implicit_gemm(const float *x, 
     }
     float acc[4][4] = {};
     float *as = (float *)As, *bs = (float *)Bs;
+    float a_next[4], b_next[4]; /* the next slice, loaded while the current one is used */
+    /* Decode reduction slice k0 (one thread per k) into k_off / k_dy / k_dx. */
+#define DECODE_SLICE(k0)                                                                            \
+    if (t < BK) {                                                                                   \
+        const int k = (k0) + t, c = k / rs, r = k - c * rs, fy = r / d.S, fx = r - fy * d.S;        \
+        k_dy[t] = k < k_end ? fy - d.pad_h : -(1 << 20);                                            \
+        k_dx[t] = fx - d.pad_w;                                                                     \
+        k_off[t] = c * hw + k_dy[t] * d.W + k_dx[t];                                                \
+    }
+    /* Load slice k0's 4 weights and 4 im2col values of this thread into registers. */
+#define LOAD_SLICE(k0)                                                                              \
+    _Pragma("unroll") for (int q = 0; q < 4; q++) {                                                 \
+        const int ia = t + THREADS * q, am = ia / BK, ak = ia % BK, gm = m0 + am, gk = (k0) + ak;   \
+        a_next[q] = gm < d.M && gk < k_end ? __ldg(w + (size_t)gm * K + gk) : 0.0f;                 \
+        const int bk = ia / BN, bp = ia % BN;                                                       \
+        const int iy = pix_y[bp] + k_dy[bk], ix = pix_x[bp] + k_dx[bk];                             \
+        b_next[q] = (unsigned)iy < (unsigned)d.H && (unsigned)ix < (unsigned)d.W                    \
+                        ? __ldg(x + (size_t)pix_base[bp] + k_off[bk])                               \
+                        : 0.0f;                                                                     \
+    }
+    DECODE_SLICE(k_begin)
+    __syncthreads();
+    LOAD_SLICE(k_begin)
     for (int k0 = k_begin; k0 < k_end; k0 += BK) {
-        if (t < BK) {
-            const int k = k0 + t, c = k / rs, r = k - c * rs, fy = r / d.S, fx = r - fy * d.S;
-            k_dy[t] = k < k_end ? fy - d.pad_h : -(1 << 20);
-            k_dx[t] = fx - d.pad_w;
-            k_off[t] = c * hw + k_dy[t] * d.W + k_dx[t];
-        }
-        __syncthreads();
 #pragma unroll
-        for (int q = 0; q < 4; q++) { /* 1024 weights and 1024 im2col values, 4 each per thread */
-            const int ia = t + THREADS * q, am = ia / BK, ak = ia % BK;
-            const int gm = m0 + am, gk = k0 + ak;
-            as[ak * BM + am] = gm < d.M && gk < k_end ? __ldg(w + (size_t)gm * K + gk) : 0.0f;
-            const int bk = ia / BN, bp = ia % BN;
-            const int iy = pix_y[bp] + k_dy[bk], ix = pix_x[bp] + k_dx[bk];
-            bs[bk * BN + bp] = (unsigned)iy < (unsigned)d.H && (unsigned)ix < (unsigned)d.W
-                                   ? __ldg(x + (size_t)pix_base[bp] + k_off[bk])
-                                   : 0.0f;
+        for (int q = 0; q < 4; q++) { /* the registers become the shared tiles */
+            const int ia = t + THREADS * q;
+            as[(ia % BK) * BM + ia / BK] = a_next[q];
+            bs[(ia / BN) * BN + ia % BN] = b_next[q];
         }
         __syncthreads();
+        if (k0 + BK < k_end) { /* issue the next slice's loads before computing on this one */
+            DECODE_SLICE(k0 + BK)
+            __syncthreads();
+            LOAD_SLICE(k0 + BK)
+        }
 #pragma unroll
         for (int kk = 0; kk < BK; kk++) {
             const float4 a = As[kk][ty], b = Bs[kk][tx];
@@ -143,6 +160,8 @@ static __global__ void __launch_bounds__(THREADS) implicit_gemm(const float *x, 
         }
         __syncthreads();
     }
+#undef DECODE_SLICE
+#undef LOAD_SLICE
 #pragma unroll
     for (int i = 0; i < 4; i++) {
         const int m = m0 + ty * 4 + i;
