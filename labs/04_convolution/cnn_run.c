@@ -240,6 +240,10 @@ void cnn_run(gl_lab *L)
     int any = gl_cli_selected(c, "cnn", NULL);
     for (int i = 0; i < N_CONFIGS && !any; i++) any = gl_cli_selected(c, "cnn", CONFIGS[i].name);
     if (!any) return;
+    if (c->quick && c->n_only == 0) { /* cuDNN's algorithm search makes it slow under the sanitizers */
+        printf("\n(cnn: not part of the default --quick run; --quick --only cnn runs its small configurations)\n");
+        return;
+    }
     double peak = (double)L->dev.sms * 128 * 2 * L->dev.sm_clock_mhz / 1e3; /* GFLOP/s */
     gl_lab_heading("cnn", "NCHW float, stride 1, same padding; FP32 FFMA only (cuDNN with CUDNN_FMA_MATH); "
                           "FP32 peak %d SMs x 128 lanes x 2 x %d MHz = %.0f GFLOP/s; cuDNN %s",
