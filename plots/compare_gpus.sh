@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# compare_gpus.sh - one chart per lab with its headline figures from every GPU folder side by side
+# (plots/data/<gpu>/NN_name.csv), beside the seed's original hardware where the seed document
+# published the same figure.
+#
+#   plots/compare_gpus.sh --out DIR [--data-root DIR] [--data DIR]...
+#
+# --data-root: the folder of GPU folders (default plots/data); --data adds one more folder (e.g. a
+# student's own run, build/charts/data). Writes DIR/NN_compare.png and .svg per lab that at least
+# one folder has, and DIR/NN_compare.dat (the figures). GNUPLOT picks the gnuplot to use.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+gnuplot=${GNUPLOT:-gnuplot}
+die() { echo "compare_gpus: $*" >&2; exit 1; }
+out="" data_root=$root/plots/data extra=()
+while (($#)); do
+    case $1 in
+        --out) (($# > 1)) || die "--out needs a folder"; out=$2; shift 2 ;;
+        --data-root) (($# > 1)) || die "--data-root needs a folder"; data_root=$2; shift 2 ;;
+        --data) (($# > 1)) || die "--data needs a folder"; extra+=("$2"); shift 2 ;;
+        *) die "usage: $0 --out DIR [--data-root DIR] [--data DIR]..." ;;
+    esac
+done
+[[ -n $out ]] || die "usage: $0 --out DIR [--data-root DIR] [--data DIR]..."
+command -v "$gnuplot" >/dev/null || die "gnuplot not found (install gnuplot-nox, or set GNUPLOT)"
+mkdir -p "$out"
+folders=()
+for d in "$data_root"/*/ "${extra[@]}"; do [[ -d $d ]] && folders+=("${d%/}"); done
+((${#folders[@]})) || die "no GPU folders under $data_root"
+
+# headlines LAB CSV: three lines "value" (empty if the CSV lacks the row), in the order of TITLES.
+headlines() {
+    awk -F, -v lab="$1" '
+      /^#/ { next }
+      !hdr { for (i = 1; i <= NF; i++) c[$i] = i; hdr = 1; next }
+      { e = $c["experiment"]; v = $c["variant"]; n = $c["size"]; p = $c["param"] }
+      lab == "01_coalescing" && e == "seed" && v == "noncoalesced" && n == 4194304 { h1 = $c["ratio"] }
+      lab == "01_coalescing" && e == "stream" && v == "copy_vec4" { h2 = $c["pct_of_copy"] }
+      lab == "01_coalescing" && e == "stream" && v == "copy" { h3 = $c["pct_of_copy"] }
+      lab == "02_divergence" && e == "seed" && v == "warp_divergence" && n == 4194304 { h1 = $c["ratio"] }
+      lab == "02_divergence" && e == "paths" && v == "paths_lanes" && p == 32 { h2 = $c["ratio"] }
+      lab == "02_divergence" && e == "data" && v == "unsorted" && p == 32 { h3 = $c["ratio"] }
+      lab == "03_occupancy" && e == "seed" && n == 4096 { t[v] = $c["median_ms"] }
+      lab == "03_occupancy" && e == "latency" && v == "stream_vec4_ilp4" && p == 16 { h2 = $c["pct_of_copy"] }
+      lab == "03_occupancy" && e == "tail" && v == "chunks" { if (!w) w = p + 0; if (p + 0 == w + 1) h3 = $c["ratio"] }
+      lab == "04_convolution" && e == "ladder" { t[v] = $c["median_ms"] }
+      lab == "04_convolution" && e == "sizes" && p == 16384 { s[v] = $c["median_ms"]; if (v == "W16_DP4A_R8") h2 = $c["pct_of_copy"] }
+      END {
+        if (lab == "03_occupancy" && t["S2"]) h1 = t["S1"] / t["S2"]
+        if (lab == "04_convolution") {
+          if (t["CM_CF12_Vec"]) h1 = t["GM"] / t["CM_CF12_Vec"]
+          if (s["W16_DP4A_R8"] && s["NPP"]) h3 = s["NPP"] / s["W16_DP4A_R8"]
+        }
+        printf "%s\n%s\n%s\n", h1, h2, h3
+      }' "$2"
+}
+
+for lab in 01_coalescing 02_divergence 03_occupancy 04_convolution; do
+    case $lab in
+        01_coalescing) titles=("non-coalesced / coalesced time, 4M" "copy_vec4, % of memcpy" "copy (4-byte loads), % of memcpy")
+                       seed=("Tesla K40" 52.3 "" "") ;;
+        02_divergence) titles=("divergent / non-divergent time, 4M" "32 paths across the lanes: T(32) / T(1)" "random / sorted keys, p = 1/2")
+                       seed=("Tesla K40" 3.10 "" "") ;;
+        03_occupancy) titles=("seed, 4096 elements: S1 time / S2 time" "16-byte loads x 4, 16 warps/SM: % of memcpy" "one block past a wave: time / whole wave")
+                      seed=("Tesla K40" 1.04 "" "") ;;
+        04_convolution) titles=("3072^2: GM time / CM_CF12_Vec time" "16384^2, best rung: % of memcpy" "16384^2: NPP time / best rung time")
+                        seed=("GTX 1660 Ti" 3.22 "" "") ;;
+    esac
+    dat=$out/${lab%%_*}_compare.dat
+    : >"$dat"
+    rows=0
+    for f in "${folders[@]}"; do
+        csv=$f/$lab.csv
+        [[ -f $csv ]] || continue
+        gpu=$(sed -n 's/^# gpu=//p' "$csv" | head -1 | sed 's/NVIDIA //; s/ 80GB HBM3//')
+        mapfile -t v < <(headlines "$lab" "$csv")
+        printf '"%s (%s)"\t%s\t%s\t%s\n' "$gpu" "$(basename "$f")" "${v[0]:-NaN}" "${v[1]:-NaN}" "${v[2]:-NaN}" >>"$dat"
+        rows=$((rows + 1))
+    done
+    ((rows)) || continue
+    printf '"%s (seed document)"\t%s\t%s\t%s\n' "${seed[0]}" "${seed[1]:-NaN}" "${seed[2]:-NaN}" "${seed[3]:-NaN}" >>"$dat"
+    for fmt in png svg; do
+        chart=$out/${lab%%_*}_compare
+        err=$("$gnuplot" -e "set loadpath '$root/plots'; out='$chart'; fmt='$fmt'; dat='$dat'; lab='$lab'" \
+            -e "t1='${titles[0]}'; t2='${titles[1]}'; t3='${titles[2]}'" "$root/plots/compare.gp" 2>&1) ||
+            die "gnuplot failed on $dat:"$'\n'"$err"
+        [[ -s $chart.$fmt ]] || die "no $chart.$fmt written"
+    done
+    echo "$lab: $rows GPU folder(s) -> $out/${lab%%_*}_compare.png"
+done
