@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "gl_check.h"
 #include "gl_cli.h"
 #include "gl_device.h"
@@ -69,12 +70,14 @@ static inline void gl_lab_open_report(gl_lab *L, double copy_gbs)
 
 /* A second output file beside the CSV (e.g. per-warp records): --csv DIR/NAME.csv gives
  * DIR/NAME<suffix>, with the same '# key=value' lines and then `header`. Returns 0 when opened,
- * 1 when there is no CSV file to put it beside (no --csv, or --csv -). Exits 1 if it cannot be
+ * 1 when there is no CSV file to put it beside (no --csv, --csv -, or a device or pipe). Exits 1 if it cannot be
  * written. Close with gl_out_close. */
 static inline int gl_lab_open_beside(gl_lab *L, gl_out_file *o, const char *suffix, const char *header)
 {
     const char *csv = L->cli.csv;
     if (!csv || !strcmp(csv, "-")) return 1;
+    struct stat st; /* a device or a pipe (--csv /dev/full, a fifo) has nowhere beside it */
+    if (stat(csv, &st) == 0 && !S_ISREG(st.st_mode)) return 1;
     char path[1024];
     size_t len = strlen(csv);
     if (len > 4 && !strcmp(csv + len - 4, ".csv")) len -= 4;
