@@ -1,0 +1,35 @@
+/* haar.h - Lab 05: the 2D Haar wavelet transform. This first stage is the CPU reference (the
+ * definition the GPU ladder will be checked against) and its oracle test against PyWavelets; the
+ * GPU kernels, the compression experiment and the MPI program (issues 10 and 11) build on it.
+ *
+ * Layout: M x N float image (height x width), rows `pitch` floats apart, transformed in place.
+ * One level transforms the top-left (H / 2^(k-1)) x (W / 2^(k-1)) region: every row, pairs
+ * (a, b) -> ((a + b) s, (a - b) s) with the lows in the left half and the highs in the right
+ * half; then every column the same way, lows on top. s = 1/2 (the seed's average / difference)
+ * or 1/sqrt(2) (orthonormal: PyWavelets 'haar', mode 'periodization'). After L levels the image
+ * holds the usual Mallat layout: LL top left; at each level, top right = detail along x
+ * (PyWavelets cV), bottom left = detail along y (cH), bottom right = both (cD). */
+#ifndef HAAR_H
+#define HAAR_H
+
+#include <stddef.h>
+
+typedef enum { HAAR_AVERAGE, HAAR_ORTHONORMAL } haar_convention;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* 0 if a width x height image can take `levels` levels (1 .. log2(min(width, height)), both sides
+ * multiples of 2^levels); else -1 and a one-line reason naming the constraint in err. */
+int haar_check(int width, int height, int levels, char *err, size_t errlen);
+int haar_max_levels(int width, int height);
+const char *haar_convention_name(haar_convention c);
+
+/* The reference, in place on a strip of rows (computed in double, stored as float). */
+void haar_forward_ref(float *img, int width, int height, size_t pitch, int levels, haar_convention c);
+void haar_inverse_ref(float *img, int width, int height, size_t pitch, int levels, haar_convention c);
+#ifdef __cplusplus
+}
+#endif
+
+#endif
