@@ -62,8 +62,43 @@ static void test_checks(void)
     CHECK(haar_max_levels(4096, 2048) == 11, "max levels 4096 x 2048");
 }
 
+/* Compression: the kept count, ties, and the orthonormal identity MSE = sum dropped^2 / pixels
+ * (which the average convention does not satisfy). */
+static void test_compression(void)
+{
+    float v[6] = {3, -5, 1, -1, 0.5f, 1};
+    double d = haar_keep_largest(v, 6, 3); /* keeps -5, 3 and the first of the ties at |1| */
+    CHECK(v[0] == 3 && v[1] == -5 && v[2] == 1 && v[3] == 0 && v[4] == 0 && v[5] == 0, "kept: %g %g %g %g %g %g", v[0],
+          v[1], v[2], v[3], v[4], v[5]);
+    CHECK(d == 1.0 + 0.25 + 1.0, "dropped energy %g", d);
+    enum { W = 64, H = 64 };
+    unsigned char img[W * H];
+    float x[W * H], y[W * H];
+    gl_rng r = gl_rng_seeded(3, 1);
+    for (int i = 0; i < W * H; i++) img[i] = (unsigned char)(128 + 60 * sin(i * 0.01) + (gl_rng_next(&r) >> 61));
+    for (int c = 0; c < 2; c++) {
+        for (int i = 0; i < W * H; i++) x[i] = img[i];
+        memcpy(y, x, sizeof x);
+        haar_forward_ref(y, W, H, W, 4, (haar_convention)c);
+        double dropped = haar_keep_largest(y, W * H, W * H / 10);
+        haar_inverse_ref(y, W, H, W, 4, (haar_convention)c);
+        double mse = 0;
+        for (int i = 0; i < W * H; i++) mse += ((double)y[i] - x[i]) * ((double)y[i] - x[i]);
+        mse /= W * H;
+        double identity = dropped / (W * H);
+        if (c == HAAR_ORTHONORMAL)
+            CHECK(fabs(mse - identity) < 1e-3 * identity, "orthonormal: MSE %g = dropped / pixels %g", mse, identity);
+        else
+            CHECK(fabs(mse - identity) > 0.1 * identity, "average: MSE %g should differ from %g", mse, identity);
+        double p = haar_psnr_u8(img, y, W * H);
+        CHECK(p > 20 && p < 80, "%s: PSNR %g dB at 10%% kept", haar_convention_name((haar_convention)c), p);
+    }
+    CHECK(isinf(haar_psnr_u8(img, x, W * H)), "PSNR of the image itself is infinite");
+}
+
 int main(void)
 {
+    test_compression();
     test_hand();
     test_round_trip();
     test_checks();

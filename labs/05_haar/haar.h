@@ -28,6 +28,14 @@ const char *haar_convention_name(haar_convention c);
 /* The reference, in place on a strip of rows (computed in double, stored as float). */
 void haar_forward_ref(float *img, int width, int height, size_t pitch, int levels, haar_convention c);
 void haar_inverse_ref(float *img, int width, int height, size_t pitch, int levels, haar_convention c);
+/* Compression (the reference): keep the `keep` largest-magnitude coefficients of n (ties at the
+ * threshold kept in index order), zero the others in place; returns the sum of the squares of the
+ * dropped ones. With the orthonormal convention that sum / pixels is exactly the reconstruction's
+ * mean squared error (Parseval); with the average convention it is not. */
+double haar_keep_largest(float *coeffs, size_t n, size_t keep);
+/* PSNR in dB of an 8-bit image against a reconstruction rounded and clamped to 0..255
+ * (INFINITY when equal). */
+double haar_psnr_u8(const unsigned char *original, const float *reconstructed, size_t n);
 #ifdef __cplusplus
 }
 #endif

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "haar.h"
 
 const char *haar_convention_name(haar_convention c) { return c == HAAR_AVERAGE ? "average" : "orthonormal"; }
@@ -86,4 +87,54 @@ void haar_inverse_ref(float *img, int width, int height, size_t pitch, int level
     }
     for (int k = levels - 1; k >= 0; k--) level(img, width >> k, height >> k, pitch, scale_of(c), 1, tmp);
     free(tmp);
+}
+
+/* ---------------------------------------------------------------- compression */
+
+static int cmp_desc(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x < y) - (x > y);
+}
+
+double haar_keep_largest(float *coeffs, size_t n, size_t keep)
+{
+    if (keep >= n) return 0.0;
+    float *mag = (float *)malloc(n * sizeof(float));
+    if (!mag) {
+        fprintf(stderr, "haar: out of host memory\n");
+        exit(1);
+    }
+    for (size_t i = 0; i < n; i++) mag[i] = fabsf(coeffs[i]);
+    qsort(mag, n, sizeof(float), cmp_desc);
+    float threshold = keep ? mag[keep - 1] : INFINITY; /* the keep-th largest magnitude */
+    size_t above = 0;                                   /* strictly larger ones: always kept */
+    for (size_t i = 0; i < keep; i++) above += mag[i] > threshold;
+    free(mag);
+    size_t ties = keep - above; /* how many of those equal to the threshold stay */
+    double dropped = 0;
+    for (size_t i = 0; i < n; i++) {
+        float m = fabsf(coeffs[i]);
+        if (m > threshold) continue;
+        if (m == threshold && ties > 0) {
+            ties--;
+            continue;
+        }
+        dropped += (double)coeffs[i] * coeffs[i];
+        coeffs[i] = 0.0f;
+    }
+    return dropped;
+}
+
+double haar_psnr_u8(const unsigned char *original, const float *reconstructed, size_t n)
+{
+    double se = 0;
+    for (size_t i = 0; i < n; i++) {
+        float r = reconstructed[i];
+        int v = r != r ? 0 : r < 0.0f ? 0 : r > 255.0f ? 255 : (int)lrintf(r);
+        double d = (double)v - original[i];
+        se += d * d;
+    }
+    if (se == 0) return INFINITY;
+    return 10.0 * log10(255.0 * 255.0 / (se / (double)n));
 }
