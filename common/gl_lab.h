@@ -59,36 +59,6 @@ static inline const char *gl_commit(void)
     return env && *env ? env : GL_COMMIT;
 }
 
-/* Start the report once the bandwidth ceiling is known; exits 1 if the CSV cannot be written. */
-static inline const char *const *gl_lab_meta(const gl_lab *L, double copy_gbs);
-
-static inline void gl_lab_open_report(gl_lab *L, double copy_gbs)
-{
-    if (gl_report_open(&L->report, L->name, L->cli.csv, gl_lab_meta(L, copy_gbs))) exit(GL_EXIT_FAIL);
-    L->report.copy_gbs = copy_gbs;
-}
-
-/* A second output file beside the CSV (e.g. per-warp records): --csv DIR/NAME.csv gives
- * DIR/NAME<suffix>, with the same '# key=value' lines and then `header`. Returns 0 when opened,
- * 1 when there is no CSV file to put it beside (no --csv, --csv -, or a device or pipe). Exits 1 if it cannot be
- * written. Close with gl_out_close. */
-static inline int gl_lab_open_beside(gl_lab *L, gl_out_file *o, const char *suffix, const char *header)
-{
-    const char *csv = L->cli.csv;
-    if (!csv || !strcmp(csv, "-")) return 1;
-    struct stat st; /* a device or a pipe (--csv /dev/full, a fifo) has nowhere beside it */
-    if (stat(csv, &st) == 0 && !S_ISREG(st.st_mode)) return 1;
-    char path[1024];
-    size_t len = strlen(csv);
-    if (len > 4 && !strcmp(csv + len - 4, ".csv")) len -= 4;
-    snprintf(path, sizeof path, "%.*s%s", (int)len, csv, suffix);
-    if (gl_out_open(o, L->name, "--csv (beside)", path)) exit(GL_EXIT_FAIL);
-    gl_write_meta(o, gl_lab_meta(L, L->report.copy_gbs));
-    fprintf(o->f, "%s\n", header);
-    gl_out_check(o, 0);
-    return 0;
-}
-
 /* The '# key=value' lines of every file a lab writes: which GPU, driver, CUDA, date, commit, seed. */
 static inline const char *const *gl_lab_meta(const gl_lab *L, double copy_gbs)
 {
@@ -118,6 +88,35 @@ static inline const char *const *gl_lab_meta(const gl_lab *L, double copy_gbs)
     meta[k] = NULL;
     return meta;
 }
+
+/* Start the report once the bandwidth ceiling is known; exits 1 if the CSV cannot be written. */
+static inline void gl_lab_open_report(gl_lab *L, double copy_gbs)
+{
+    if (gl_report_open(&L->report, L->name, L->cli.csv, gl_lab_meta(L, copy_gbs))) exit(GL_EXIT_FAIL);
+    L->report.copy_gbs = copy_gbs;
+}
+
+/* A second output file beside the CSV (e.g. per-warp records): --csv DIR/NAME.csv gives
+ * DIR/NAME<suffix>, with the same '# key=value' lines and then `header`. Returns 0 when opened,
+ * 1 when there is no CSV file to put it beside (no --csv, --csv -, or a device or pipe). Exits 1 if it cannot be
+ * written. Close with gl_out_close. */
+static inline int gl_lab_open_beside(gl_lab *L, gl_out_file *o, const char *suffix, const char *header)
+{
+    const char *csv = L->cli.csv;
+    if (!csv || !strcmp(csv, "-")) return 1;
+    struct stat st; /* a device or a pipe (--csv /dev/full, a fifo) has nowhere beside it */
+    if (stat(csv, &st) == 0 && !S_ISREG(st.st_mode)) return 1;
+    char path[1024];
+    size_t len = strlen(csv);
+    if (len > 4 && !strcmp(csv + len - 4, ".csv")) len -= 4;
+    snprintf(path, sizeof path, "%.*s%s", (int)len, csv, suffix);
+    if (gl_out_open(o, L->name, "--csv (beside)", path)) exit(GL_EXIT_FAIL);
+    gl_write_meta(o, gl_lab_meta(L, L->report.copy_gbs));
+    fprintf(o->f, "%s\n", header);
+    gl_out_check(o, 0);
+    return 0;
+}
+
 
 static inline void gl_lab_close(gl_lab *L)
 {
@@ -179,6 +178,30 @@ static inline float *gl_upload_random_f32(float *host, size_t n, uint64_t seed, 
     float *d = (float *)gl_device_alloc(n * sizeof(float), what);
     GL_CHECK(cudaMemcpy(d, host, n * sizeof(float), cudaMemcpyHostToDevice));
     return d;
+}
+
+/* An input of random floats (stream `stream` of the run's seed) and an output, each on the host
+ * and on the GPU: what a kernel y = f(x) needs to be run and checked. */
+typedef struct {
+    uint32_t n;
+    float *h_x, *h_y, *d_x, *d_y;
+} gl_arrays;
+
+static inline void gl_arrays_create(gl_arrays *A, uint32_t n, uint64_t seed, unsigned stream)
+{
+    A->n = n;
+    A->h_x = (float *)gl_host_alloc((size_t)n * sizeof(float), "x");
+    A->h_y = (float *)gl_host_alloc((size_t)n * sizeof(float), "y");
+    A->d_x = gl_upload_random_f32(A->h_x, n, seed, stream, "x");
+    A->d_y = (float *)gl_device_alloc((size_t)n * sizeof(float), "y");
+}
+
+static inline void gl_arrays_free(gl_arrays *A)
+{
+    free(A->h_x);
+    free(A->h_y);
+    GL_CHECK(cudaFree(A->d_x));
+    GL_CHECK(cudaFree(A->d_y));
 }
 
 /* Say so when a bandwidth experiment's working set would sit in the L2 (< 4x its size). */

@@ -93,21 +93,7 @@ static inline cudaGraphExec_t gl_capture_batch(gl_timer *t, gl_enqueue_fn fn, vo
     return exec;
 }
 
-/* gl_time with the batch issued as back-to-back calls instead of a CUDA graph: for library calls
- * that cannot be captured (NPP's filter invalidates a capture). Each call's launch overhead then
- * counts in the time wherever it is longer than the work. */
-static inline gl_timing gl_time_mode(gl_timer *t, gl_enqueue_fn fn, void *ctx, const gl_time_opts *o, int use_graph);
-
-static inline gl_timing gl_time_without_graph(gl_timer *t, gl_enqueue_fn fn, void *ctx, const gl_time_opts *o)
-{
-    return gl_time_mode(t, fn, ctx, o, 0);
-}
-
-static inline gl_timing gl_time(gl_timer *t, gl_enqueue_fn fn, void *ctx, const gl_time_opts *o)
-{
-    return gl_time_mode(t, fn, ctx, o, 1);
-}
-
+/* Time `fn`: batched in a CUDA graph when use_graph (gl_time), else as back-to-back calls. */
 static inline gl_timing gl_time_mode(gl_timer *t, gl_enqueue_fn fn, void *ctx, const gl_time_opts *o, int use_graph)
 {
     gl_timing r;
@@ -149,6 +135,19 @@ static inline gl_timing gl_time_mode(gl_timer *t, gl_enqueue_fn fn, void *ctx, c
     r.batch = batch;
     free(samples);
     return r;
+}
+
+static inline gl_timing gl_time(gl_timer *t, gl_enqueue_fn fn, void *ctx, const gl_time_opts *o)
+{
+    return gl_time_mode(t, fn, ctx, o, 1);
+}
+
+/* gl_time with the batch issued as back-to-back calls instead of a CUDA graph: for library calls
+ * that could not be captured (Lab 04: NPP's filter failed inside a capture, NppStatus -1000).
+ * Each call's launch overhead then counts in the time wherever it is longer than the work. */
+static inline gl_timing gl_time_without_graph(gl_timer *t, gl_enqueue_fn fn, void *ctx, const gl_time_opts *o)
+{
+    return gl_time_mode(t, fn, ctx, o, 0);
 }
 
 /* ---- the bandwidth ceiling: cudaMemcpy device-to-device, bytes read + bytes written ---- */

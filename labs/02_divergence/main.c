@@ -111,29 +111,6 @@ static void measure_lanes(lab02 *L, gl_count_fn fn, void *ctx, const lane_model 
     if (want->branches > 0) row->divergent_branch_fraction = h[2] ? (double)h[3] / h[2] : NAN;
 }
 
-/* Random floats of stream `stream`, on the host and the GPU, and an output buffer for each. */
-typedef struct {
-    uint32_t n;
-    float *h_x, *h_y, *d_x, *d_y;
-} work_arrays;
-
-static void work_arrays_create(work_arrays *W, uint32_t n, uint64_t seed, unsigned stream)
-{
-    W->n = n;
-    W->h_x = (float *)gl_host_alloc((size_t)n * sizeof(float), "x");
-    W->h_y = (float *)gl_host_alloc((size_t)n * sizeof(float), "y");
-    W->d_x = gl_upload_random_f32(W->h_x, n, seed, stream, "x");
-    W->d_y = (float *)gl_device_alloc((size_t)n * sizeof(float), "y");
-}
-
-static void work_arrays_free(work_arrays *W)
-{
-    free(W->h_x);
-    free(W->h_y);
-    GL_CHECK(cudaFree(W->d_x));
-    GL_CHECK(cudaFree(W->d_y));
-}
-
 static void report(lab02 *L, gl_row *row) { gl_report_row(&L->lab.report, row); }
 
 /* ---------------------------------------------------------------- seed */
@@ -171,9 +148,9 @@ static float seed_ref(const void *ctx, uint32_t i)
 static void run_seed_size(lab02 *L, uint32_t n)
 {
     gl_cli *c = &L->lab.cli;
-    work_arrays A, B; /* A.x = a, B.x = b; the output goes to A.y */
-    work_arrays_create(&A, n, c->seed, RNG_A);
-    work_arrays_create(&B, n, c->seed, RNG_B);
+    gl_arrays A, B; /* A.x = a, B.x = b; the output goes to A.y */
+    gl_arrays_create(&A, n, c->seed, RNG_A);
+    gl_arrays_create(&B, n, c->seed, RNG_B);
     gl_lab_note_working_set(&L->lab, 12.0 * n);
     double base = 0;
     for (size_t v = 0; v < N_SEED; v++) {
@@ -199,8 +176,8 @@ static void run_seed_size(lab02 *L, uint32_t n)
             L->seed_expected[v] = row.expected_warp_exec_efficiency;
         }
     }
-    work_arrays_free(&A);
-    work_arrays_free(&B);
+    gl_arrays_free(&A);
+    gl_arrays_free(&B);
 }
 
 static void run_seed(lab02 *L, const long long *sizes, int n_sizes)
@@ -253,8 +230,8 @@ static void run_paths(lab02 *L, uint32_t n)
     gl_lab_heading("paths", "k paths of %d dependent FMAs each, n = %u threads, %d per block; "
                             "expected: time k x T(1) and efficiency 100/k %% when lanes split",
                    PATH_ITERS, n, WORK_BLOCK);
-    work_arrays W;
-    work_arrays_create(&W, n, c->seed, RNG_X);
+    gl_arrays W;
+    gl_arrays_create(&W, n, c->seed, RNG_X);
     for (size_t v = 0; v < 2; v++) {
         const paths_variant *pv = &PATHS_VARIANTS[v];
         if (!gl_cli_selected(c, "paths", pv->name)) continue;
@@ -279,7 +256,7 @@ static void run_paths(lab02 *L, uint32_t n)
             L->paths_eff[v][e] = row.warp_exec_efficiency;
         }
     }
-    work_arrays_free(&W);
+    gl_arrays_free(&W);
 }
 
 static void print_paths_summary(const lab02 *L)
@@ -387,8 +364,8 @@ static void run_data(lab02 *L, uint32_t n)
     uint32_t *d_keys = (uint32_t *)gl_device_alloc((size_t)n * 4, "keys");
     uint32_t *d_sorted = (uint32_t *)gl_device_alloc((size_t)n * 4, "sorted keys");
     GL_CHECK(cudaMemcpy(d_keys, h_keys, (size_t)n * 4, cudaMemcpyHostToDevice));
-    work_arrays W; /* only the output y is used */
-    work_arrays_create(&W, n, c->seed, RNG_X);
+    gl_arrays W; /* only the output y is used */
+    gl_arrays_create(&W, n, c->seed, RNG_X);
     if (want_sorted) sort_and_check(L, d_keys, d_sorted, h_sorted, h_keys, n);
     for (size_t i = 0; i < N_DATA; i++) {
         uint32_t p64 = DATA_P64[i];
@@ -416,7 +393,7 @@ static void run_data(lab02 *L, uint32_t n)
             L->data_div[s][i] = row.divergent_branch_fraction;
         }
     }
-    work_arrays_free(&W);
+    gl_arrays_free(&W);
     free(h_keys);
     free(h_sorted);
     GL_CHECK(cudaFree(d_keys));
@@ -486,8 +463,8 @@ static void run_predication(lab02 *L, uint32_t n)
     gl_lab_heading("predication", "x = cond ? fma(x, 1.00098, 0.25) : fma(x, -1, 0.5), %d iterations, "
                                   "n = %u; ratio: pred_* / pred_uniform, branch_divergent / branch_uniform",
                    PRED_ITERS, n);
-    work_arrays W;
-    work_arrays_create(&W, n, c->seed, RNG_X);
+    gl_arrays W;
+    gl_arrays_create(&W, n, c->seed, RNG_X);
     double ms[N_PRED] = {0};
     for (size_t v = 0; v < N_PRED; v++) {
         const pred_variant *pv = &PRED_VARIANTS[v];
@@ -507,7 +484,7 @@ static void run_predication(lab02 *L, uint32_t n)
         row.checked = gl_verify_warps(W.d_y, W.h_y, n, SAMPLE_WARPS, pred_ref, &ref, what);
         report(L, &row);
     }
-    work_arrays_free(&W);
+    gl_arrays_free(&W);
 }
 
 /* ---------------------------------------------------------------- summary */
@@ -573,11 +550,11 @@ int main(int argc, char **argv)
 
     /* The copy ceiling of the report header, on arrays as large as the largest seed size. */
     uint32_t big = (uint32_t)sizes[n_sizes - 1];
-    work_arrays C;
-    work_arrays_create(&C, big, c->seed, RNG_A);
+    gl_arrays C;
+    gl_arrays_create(&C, big, c->seed, RNG_A);
     gl_timing ceil_t = gl_time_memcpy(&L.lab.timer, C.d_y, C.d_x, (size_t)big * 4, &c->timing);
     double copy_gbs = gl_gbs(8.0 * big, ceil_t.ms.median);
-    work_arrays_free(&C);
+    gl_arrays_free(&C);
     gl_lab_open_report(&L.lab, copy_gbs);
     L.lab.report.metric = GL_SHOW_EFFICIENCY;
     gl_row ceil_row = gl_row_new("ceiling", "memcpy_d2d", big);

@@ -257,28 +257,6 @@ static occ_result measure(lab03 *L, launch_job *j, gl_row *row, const output_che
     return r;
 }
 
-/* Random inputs of stream `stream` and an output, on the host and the GPU. */
-typedef struct {
-    uint32_t n;
-    float *h_x, *h_y, *d_x, *d_y;
-} arrays;
-
-static void arrays_create(arrays *A, uint32_t n, uint64_t seed, unsigned stream)
-{
-    A->n = n;
-    A->h_x = (float *)gl_host_alloc((size_t)n * sizeof(float), "x");
-    A->h_y = (float *)gl_host_alloc((size_t)n * sizeof(float), "y");
-    A->d_x = gl_upload_random_f32(A->h_x, n, seed, stream, "x");
-    A->d_y = (float *)gl_device_alloc((size_t)n * sizeof(float), "y");
-}
-
-static void arrays_free(arrays *A)
-{
-    free(A->h_x);
-    free(A->h_y);
-    GL_CHECK(cudaFree(A->d_x));
-    GL_CHECK(cudaFree(A->d_y));
-}
 
 /* ---------------------------------------------------------------- seed */
 
@@ -303,9 +281,9 @@ static void run_seed(lab03 *L)
                            "min(size, 1024); S2: the smallest power of two >= 32 with size / threads <= "
                            "%d blocks (the SM count), at most 1024",
                    iters, sms);
-    arrays A, B; /* a = A.x, b = B.x, c = A.y */
-    arrays_create(&A, SEED_MAX, c->seed, RNG_A);
-    arrays_create(&B, SEED_MAX, c->seed, RNG_B);
+    gl_arrays A, B; /* a = A.x, b = B.x, c = A.y */
+    gl_arrays_create(&A, SEED_MAX, c->seed, RNG_A);
+    gl_arrays_create(&B, SEED_MAX, c->seed, RNG_B);
     seed_ref_ctx ref = {A.h_x, B.h_x};
     for (int s = 0; s < N_SEED_SIZES; s++) {
         unsigned size = 32u << s;
@@ -333,8 +311,8 @@ static void run_seed(lab03 *L)
             L->seed_blocks[v][s] = size / t;
         }
     }
-    arrays_free(&A);
-    arrays_free(&B);
+    gl_arrays_free(&A);
+    gl_arrays_free(&B);
 }
 
 static void print_seed_tables(const lab03 *L)
@@ -402,7 +380,7 @@ static float stream_ref(const void *ctx, uint32_t i) { return ref_stream(((const
 
 /* One compute-bound row: `kernel` on the arrays, FLOPs = 2 x n x iters x max(1, accumulators). */
 static occ_result compute_row(lab03 *L, const char *experiment, const char *variant, long long param,
-                              work_kernel kernel, arrays *A, uint32_t iters, launch_shape sh, int timeline,
+                              work_kernel kernel, gl_arrays *A, uint32_t iters, launch_shape sh, int timeline,
                               gl_row *out_row)
 {
     launch_job j;
@@ -460,8 +438,8 @@ static void run_limits(lab03 *L)
                              "ratio = time / the first row's",
                    iters, n, c->quick ? 2 : 8);
     print_limits(L);
-    arrays A;
-    arrays_create(&A, n, c->seed, RNG_X);
+    gl_arrays A;
+    gl_arrays_create(&A, n, c->seed, RNG_X);
     gl_row row;
     double base = 0;
     if (want_b)
@@ -495,7 +473,7 @@ static void run_limits(lab03 *L)
             report(L, &row);
             keep_limits_row(L, &row, r);
         }
-    arrays_free(&A);
+    gl_arrays_free(&A);
 }
 
 /* ---------------------------------------------------------------- latency */
@@ -528,14 +506,14 @@ static void run_latency(lab03 *L, uint32_t stream_n)
                               "written), fma: n = %u, %u FMAs per element",
                    stream_n, 8.0 * stream_n / 1048576.0, fma_n, iters);
     gl_lab_note_working_set(&L->lab, 8.0 * stream_n);
-    arrays S, F;
+    gl_arrays S, F;
     memset(&S, 0, sizeof S);
     memset(&F, 0, sizeof F);
     for (size_t v = 0; v < N_LAT_VARIANTS; v++) {
         const latency_variant *lv = &LATENCY_VARIANTS[v];
         if (!gl_cli_selected(c, "latency", lv->name)) continue;
-        arrays *A = lv->memory_bound ? &S : &F;
-        if (!A->d_x) arrays_create(A, lv->memory_bound ? stream_n : fma_n, c->seed, RNG_X);
+        gl_arrays *A = lv->memory_bound ? &S : &F;
+        if (!A->d_x) gl_arrays_create(A, lv->memory_bound ? stream_n : fma_n, c->seed, RNG_X);
         for (size_t w = 0; w < N_LAT; w++) {
             launch_shape sh = latency_shape(L, lv->kernel, LATENCY_WARPS[w]);
             gl_row row;
@@ -560,8 +538,8 @@ static void run_latency(lab03 *L, uint32_t stream_n)
             report(L, &row);
         }
     }
-    if (S.d_x) arrays_free(&S);
-    if (F.d_x) arrays_free(&F);
+    if (S.d_x) gl_arrays_free(&S);
+    if (F.d_x) gl_arrays_free(&F);
 }
 
 static void print_latency_summary(const lab03 *L)
@@ -612,8 +590,8 @@ static void run_tail(lab03 *L)
                    threads, per_sm, wave, threads, TAIL_ELEMS, iters);
     static const unsigned WAVES[] = {1, 2, 4};
     unsigned max_chunks = 4 * wave + 1;
-    arrays A;
-    arrays_create(&A, max_chunks * threads * TAIL_ELEMS, c->seed, RNG_X);
+    gl_arrays A;
+    gl_arrays_create(&A, max_chunks * threads * TAIL_ELEMS, c->seed, RNG_X);
     uint32_t full_n = A.n;
     for (size_t wi = 0; wi < sizeof WAVES / sizeof WAVES[0]; wi++) {
         if (c->quick && WAVES[wi] > 2) continue;
@@ -636,7 +614,7 @@ static void run_tail(lab03 *L)
         }
     }
     A.n = full_n;
-    arrays_free(&A);
+    gl_arrays_free(&A);
 }
 
 /* ---------------------------------------------------------------- main */
@@ -665,11 +643,11 @@ int main(int argc, char **argv)
         return GL_EXIT_USAGE;
     }
 
-    arrays C;
-    arrays_create(&C, stream_n, c->seed, RNG_A);
+    gl_arrays C;
+    gl_arrays_create(&C, stream_n, c->seed, RNG_A);
     gl_timing ceil_t = gl_time_memcpy(&L.lab.timer, C.d_y, C.d_x, (size_t)stream_n * 4, &c->timing);
     double copy_gbs = gl_gbs(8.0 * stream_n, ceil_t.ms.median);
-    arrays_free(&C);
+    gl_arrays_free(&C);
     gl_lab_open_report(&L.lab, copy_gbs);
     L.lab.report.metric = GL_SHOW_OCCUPANCY;
     L.has_timeline = gl_lab_open_beside(&L.lab, &L.timeline, ".timeline.csv", TIMELINE_HEADER) == 0;

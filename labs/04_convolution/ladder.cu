@@ -307,24 +307,20 @@ static __device__ __forceinline__ int dp4a_body(conv_args a, gl_load_counts *c, 
 
 /* ---- the kernels: one body, the constants fixed per kernel ---- */
 
-#define COARSE(name, cf, global, vec)                                                      \
+/* RUNG(name, pair, call): name_body calls one of the bodies above with fixed constants, and `pair`
+ * (KERNEL_PAIR, or GL_KERNEL_PAIR_BOUNDED at 256 threads for the DP4A rungs, which need more than
+ * 64 registers) makes the timed kernel and its counting twin. */
+#define RUNG(name, pair, call)                                                             \
     static __device__ __forceinline__ int name##_body(conv_args a, gl_load_counts *c)      \
     {                                                                                      \
-        return coarse_body(a, c, cf, global, vec);                                         \
+        return call;                                                                       \
     }                                                                                      \
-    KERNEL_PAIR(name)
-#define SHARED(name, cf, vec)                                                              \
-    static __device__ __forceinline__ int name##_body(conv_args a, gl_load_counts *c)      \
-    {                                                                                      \
-        return shared_body(a, c, cf, vec);                                                 \
-    }                                                                                      \
-    KERNEL_PAIR(name)
-#define WIDE(name, rows)                                                                   \
-    static __device__ __forceinline__ int name##_body(conv_args a, gl_load_counts *c)      \
-    {                                                                                      \
-        return wide_body(a, c, rows);                                                      \
-    }                                                                                      \
-    KERNEL_PAIR(name)
+    pair(name)
+#define COARSE(name, cf, global, vec) RUNG(name, KERNEL_PAIR, coarse_body(a, c, cf, global, vec))
+#define SHARED(name, cf, vec) RUNG(name, KERNEL_PAIR, shared_body(a, c, cf, vec))
+#define WIDE(name, rows) RUNG(name, KERNEL_PAIR, wide_body(a, c, rows))
+#define KERNEL_PAIR_256(name) GL_KERNEL_PAIR_BOUNDED(name, conv_args, gl_load_counts, gl_count_flush, 256)
+#define DP4A(name, rows) RUNG(name, KERNEL_PAIR_256, dp4a_body(a, c, rows))
 
 COARSE(gm_cf1, 1, true, false)
 COARSE(cm_cf1, 1, false, false)
@@ -340,12 +336,6 @@ CONV_VEC_CFS(RUNGS_CF)
 WIDE(w16, 1)
 WIDE(w16_r4, 4)
 WIDE(w16_r8, 8)
-#define DP4A(name, rows)                                                                   \
-    static __device__ __forceinline__ int name##_body(conv_args a, gl_load_counts *c)      \
-    {                                                                                      \
-        return dp4a_body(a, c, rows);                                                      \
-    }                                                                                      \
-    GL_KERNEL_PAIR_BOUNDED(name, conv_args, gl_load_counts, gl_count_flush, 256)
 DP4A(w16_dp4a, 1)
 DP4A(w16_dp4a_r4, 4)
 DP4A(w16_dp4a_r8, 8)
