@@ -25,6 +25,15 @@ typedef struct {
     const char *help;
 } gl_name;
 
+/* An integer option of one lab (e.g. Lab 05's --levels): its flag, help, range and default. */
+typedef struct {
+    const char *flag; /* e.g. "--levels" */
+    const char *help;
+    long long lo, hi, def;
+} gl_opt;
+
+#define GL_MAX_OPTS 4
+
 typedef struct {
     const char *prog;    /* executable name, used in every message */
     const char *summary; /* one line: what the lab teaches */
@@ -33,6 +42,8 @@ typedef struct {
     long long size_min, size_max; /* allowed --size range */
     const char *size_help;        /* what --size means in this lab */
     int takes_images;             /* 1: the lab accepts --image FILE and --save DIR */
+    const gl_opt *opts;           /* the lab's own integer options (NULL: none) */
+    int n_opts;                   /* at most GL_MAX_OPTS */
 } gl_cli_spec;
 
 typedef struct {
@@ -54,6 +65,7 @@ typedef struct {
     gl_time_opts timing;
     int n_only;
     char only[GL_MAX_ONLY][64];
+    long long opt[GL_MAX_OPTS]; /* the lab's options (spec->opts), their defaults when not given */
 } gl_cli;
 
 enum { GL_CLI_RUN = 0, GL_CLI_EXIT_OK = 1, GL_CLI_USAGE = 2 };
@@ -80,6 +92,9 @@ static inline void gl_cli_help(const gl_cli_spec *s, FILE *f)
     if (s->takes_images)
         fprintf(f, "  --image FILE       input picture: 8-bit binary PGM (P5, maxval 255); default: generated\n"
                    "  --save DIR         write the input and every output picture there (PGM and PNG)\n");
+    for (int i = 0; i < s->n_opts; i++)
+        fprintf(f, "  %-8s N         %s; allowed %lld..%lld (default %lld)\n", s->opts[i].flag, s->opts[i].help,
+                s->opts[i].lo, s->opts[i].hi, s->opts[i].def);
     fprintf(f, "exit codes: 0 ok, 1 failure (verification, CUDA error, out of memory, write error), "
                "2 usage, 77 no GPU\n");
 }
@@ -182,10 +197,19 @@ static inline int gl_cli_check_output(const char *prog, const char *flag, const 
     return 0;
 }
 
+/* The index of `flag` among the lab's own options, or -1. */
+static inline int gl_cli_opt_index(const gl_cli_spec *s, const char *flag)
+{
+    for (int i = 0; i < s->n_opts && i < GL_MAX_OPTS; i++)
+        if (!strcmp(s->opts[i].flag, flag)) return i;
+    return -1;
+}
+
 /* Returns GL_CLI_RUN, GL_CLI_EXIT_OK (help/list printed) or GL_CLI_USAGE (message on err). */
 static inline int gl_cli_parse(gl_cli *c, const gl_cli_spec *s, int argc, char **argv, FILE *err)
 {
     gl_cli_defaults(c);
+    for (int i = 0; i < s->n_opts && i < GL_MAX_OPTS; i++) c->opt[i] = s->opts[i].def;
     int list = 0;
     for (int i = 1; i < argc; i++) {
         char flag[64];
@@ -218,7 +242,7 @@ static inline int gl_cli_parse(gl_cli *c, const gl_cli_spec *s, int argc, char *
         int takes_value = !strcmp(flag, "--size") || !strcmp(flag, "--reps") ||
                           !strcmp(flag, "--warmup") || !strcmp(flag, "--seed") ||
                           !strcmp(flag, "--device") || !strcmp(flag, "--csv") || !strcmp(flag, "--only") ||
-                          image_flag;
+                          image_flag || gl_cli_opt_index(s, flag) >= 0;
         if (!takes_value) {
             fprintf(err, "%s: unknown option '%s' (see --help)\n", s->prog, arg);
             return GL_CLI_USAGE;
@@ -231,7 +255,16 @@ static inline int gl_cli_parse(gl_cli *c, const gl_cli_spec *s, int argc, char *
             val = argv[++i];
         }
         long long v = 0;
-        if (!strcmp(flag, "--size")) {
+        int opt = gl_cli_opt_index(s, flag);
+        if (opt >= 0) {
+            const gl_opt *o = &s->opts[opt];
+            if (gl_parse_ll(val, o->lo, o->hi, &v)) {
+                fprintf(err, "%s: %s '%s' is invalid: allowed integers %lld..%lld (%s)\n", s->prog, flag, val,
+                        o->lo, o->hi, o->help);
+                return GL_CLI_USAGE;
+            }
+            c->opt[opt] = v;
+        } else if (!strcmp(flag, "--size")) {
             if (gl_parse_ll(val, s->size_min, s->size_max, &v)) {
                 fprintf(err, "%s: --size '%s' is invalid: allowed integers %lld..%lld (%s)\n", s->prog,
                         val, s->size_min, s->size_max, s->size_help);

@@ -46,6 +46,7 @@ static const gl_cli_spec SPEC = {
     1LL << 30,
     "elements (a power of two) for every experiment instead of the default sizes",
     0, /* no --image / --save */
+    NULL, 0, /* no options of its own */
 };
 
 /* The seed's three kernels, with the K40 numbers the seed document reports for them. */

@@ -47,6 +47,7 @@ static const gl_cli_spec SPEC = {
     1LL << 28,
     "threads = elements, a multiple of 1024, for every experiment instead of the default sizes",
     0, /* no --image / --save */
+    NULL, 0, /* no options of its own */
 };
 
 /* The seed's pair, with the Tesla K40 figures the seed document reports at 4194304 elements. */

@@ -51,6 +51,7 @@ static const gl_cli_spec SPEC = {
     1LL << 28,
     "elements of the memory-bound latency arrays, a multiple of 4096",
     0, /* no --image / --save */
+    NULL, 0, /* no options of its own */
 };
 
 /* The seed document's Tesla K40 table (15 SMX, treated as 16): per size, S1 then S2. */

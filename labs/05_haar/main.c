@@ -1,0 +1,674 @@
+/* main.c - Lab 05: the 2D Haar wavelet on one GPU (kernels.cu: the ladder; reference.c: the
+ * definition).
+ *
+ * Experiments (run `haar --list`):
+ *   paper        the seed's sizes 512^2, 1024^2, 2048^2 with 4 levels: every rung forward and
+ *                inverse, the CPU reference's time, and the seed's speedups beside ours
+ *   sizes        8192^2, 16384^2 and 16384 x 4096 with 4 levels: GB/s on the traffic each rung must
+ *                move and on the single-pass floor (2 x 4 bytes per pixel), % of memcpy
+ *   levels       8192^2 with 1, 2, 3, 4 levels and the most the size allows: what each extra level
+ *                costs each rung
+ *   conventions  both conventions (average, orthonormal) on odd-aspect sizes with a padded pitch and
+ *                the deepest transform: forward and inverse against the reference
+ *   compress     keep the largest k% of the coefficients (threshold found with CUB), reconstruct,
+ *                PSNR; both conventions; the orthonormal identity MSE = sum dropped^2 / pixels
+ * Every row: the output poisoned, the transform run, every coefficient compared with the CPU
+ * reference (the average convention bit for bit, the orthonormal one within
+ * haar_gpu_tolerance) and with the first rung's bits (all rungs compute the same operations);
+ * the inverse compared with the reference inverse and with the original image. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "gl_image.h"
+#include "gl_lab.h"
+#include "haar.h"
+#include "haar_gpu.h"
+
+#define PROG "haar"
+#define OPT_LEVELS 0
+
+static const gl_name NAMES[] = {
+    {"paper", "the seed's sizes (512^2, 1024^2, 2048^2), 4 levels: every rung, the CPU reference, the seed's speedups"},
+    {"sizes", "8192^2, 16384^2, 16384 x 4096, 4 levels: GB/s on each rung's traffic and on the floor, % of memcpy"},
+    {"levels", "8192^2 with 1, 2, 3, 4 and the most levels: the cost of each extra level per rung"},
+    {"conventions", "average and orthonormal, odd-aspect sizes, padded pitch, deepest transforms"},
+    {"compress", "keep the largest k% (CUB threshold), reconstruct, PSNR, both conventions"},
+    {"seed", "  rung 1: the seed's processRows / processColumns (one block per row / column)"},
+    {"coalesced", "  rung 2: the column pass with a warp across consecutive columns"},
+    {"fused_level", "  rung 3: one kernel per level on 2 x 2 blocks"},
+    {"single_pass", "  rung 4: all levels in one read and one write (2^L x 2^L tiles)"},
+};
+
+static const gl_opt OPTS[] = {
+    {"--levels", "levels of paper, sizes and compress instead of 4 (the image sides must be multiples of 2^L)", 1,
+     15, 4},
+};
+
+static const gl_cli_spec SPEC = {
+    PROG,
+    "Lab 05: the 2D Haar wavelet - a multi-level transform is a sequence of memory passes",
+    NAMES,
+    (int)(sizeof NAMES / sizeof NAMES[0]),
+    2,
+    32768,
+    "side of the square image of sizes and levels (pixels) instead of 8192 / 16384",
+    1,
+    OPTS,
+    1,
+};
+
+/* The seed's Table 2 (4 nodes, i5-4670 + GTX 780): 4-GPU cluster speedup over 1 CPU and over
+ * 1 GPU; their ratio is the 1-GPU speedup over 1 CPU (transfers included, as the seed times). */
+static const struct {
+    int side;
+    double over_cpu, over_gpu;
+} SEED_TABLE2[] = {{512, 13.719, 1.532}, {1024, 45.451, 2.628}, {2048, 69.727, 3.499}};
+
+typedef struct {
+    gl_lab lab;
+    int levels;           /* --levels */
+    int rung_on[HAAR_RUNG_COUNT];
+    gl_out_file compress_csv;
+    int compress_open;
+} lab05;
+
+/* ---------------------------------------------------------------- one image size on the GPU */
+
+typedef struct {
+    int w, h, levels;
+    size_t pitch, n; /* n = pitch * h floats per buffer */
+    haar_convention conv;
+    float *h_img, *h_ref, *h_got, *h_first; /* host: input, reference, GPU result, first rung's */
+    float *d_in, *d_out, *d_back, *d_scratch;
+    double max_abs_in, cpu_ms;
+} haar_case;
+
+static void case_create(haar_case *k, int w, int h, size_t pitch, int levels, haar_convention conv, uint64_t seed)
+{
+    memset(k, 0, sizeof *k);
+    k->w = w, k->h = h, k->pitch = pitch, k->levels = levels, k->conv = conv;
+    k->n = pitch * (size_t)h;
+    size_t bytes = k->n * sizeof(float);
+    k->h_img = (float *)gl_host_alloc(bytes, "image");
+    k->h_ref = (float *)gl_host_alloc(bytes, "reference");
+    k->h_got = (float *)gl_host_alloc(bytes, "GPU result");
+    k->h_first = (float *)gl_host_alloc(bytes, "first rung's result");
+    gl_fill_floats(k->h_img, k->n, seed, 5); /* [-1, 1): scaled to pixel-like values below */
+    for (size_t i = 0; i < k->n; i++) k->h_img[i] *= 128.0f;
+    for (size_t i = 0; i < k->n; i++) k->max_abs_in = fmax(k->max_abs_in, fabs(k->h_img[i]));
+    k->d_in = (float *)gl_device_alloc(bytes, "image");
+    k->d_out = (float *)gl_device_alloc(bytes, "coefficients");
+    k->d_back = (float *)gl_device_alloc(bytes, "reconstruction");
+    size_t scratch = 0;
+    for (int r = 0; r < HAAR_RUNG_COUNT; r++) {
+        size_t s = haar_gpu_scratch_bytes((haar_rung)r, w, h, levels);
+        scratch = s > scratch ? s : scratch;
+    }
+    k->d_scratch = scratch ? gl_device_alloc(scratch, "scratch") : NULL;
+    GL_CHECK(cudaMemcpy(k->d_in, k->h_img, bytes, cudaMemcpyHostToDevice));
+    /* The reference, timed on one CPU core (the seed's "1 CPU"): a plain loop nest. */
+    memcpy(k->h_ref, k->h_img, bytes);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    haar_forward_ref(k->h_ref, w, h, pitch, levels, conv);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    k->cpu_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+}
+
+static void case_free(haar_case *k)
+{
+    free(k->h_img), free(k->h_ref), free(k->h_got), free(k->h_first);
+    GL_CHECK(cudaFree(k->d_in));
+    GL_CHECK(cudaFree(k->d_out));
+    GL_CHECK(cudaFree(k->d_back));
+    if (k->d_scratch) GL_CHECK(cudaFree(k->d_scratch));
+}
+
+/* Bytes a rung must move for L levels of a w x h float image: per level k (area A_k = N / 4^(k-1)),
+ * the seed and coalesced rungs read and write it twice (a row pass, a column pass), the fused rung
+ * once; the single pass reads and writes the image once in all (plus its second chunk beyond 6
+ * levels, 1/4^6 of the image). The floor is 2 x 4 bytes per pixel. */
+static double rung_traffic(haar_rung r, int w, int h, int levels)
+{
+    double n = (double)w * h, areas = 0;
+    for (int k = 0; k < levels; k++) areas += n / pow(4.0, k);
+    switch (r) {
+    case HAAR_SEED:
+    case HAAR_COALESCED: return 16.0 * areas;
+    case HAAR_FUSED_LEVEL: return 8.0 * areas;
+    default: {
+        double bytes = 0, a = n;
+        for (int done = 0; done < levels; done += HAAR_SINGLE_PASS_MAX_LEVELS, a /= pow(4.0, HAAR_SINGLE_PASS_MAX_LEVELS))
+            bytes += 8.0 * a;
+        return bytes;
+    }
+    }
+}
+
+/* ---------------------------------------------------------------- checking */
+
+typedef struct {
+    double max_err, max_over_bound;
+    long long checked;
+} check_result;
+
+/* Compare the w x h part of got (pitch) with want: |got - want| <= tol (tol 0: bit for bit).
+ * Prints the first mismatches and exits 1 on failure; also fails on any unwritten (poisoned) value. */
+static check_result compare(const char *what, const float *got, const float *want, const haar_case *k, double tol)
+{
+    check_result r = {0, 0, 0};
+    long long bad = 0;
+    for (int y = 0; y < k->h; y++)
+        for (int x = 0; x < k->w; x++) {
+            size_t i = (size_t)y * k->pitch + x;
+            uint32_t g;
+            memcpy(&g, &got[i], 4);
+            double e = fabs((double)got[i] - want[i]);
+            int ok = g != 0xFFFFFFFFu && (tol == 0 ? memcmp(&got[i], &want[i], 4) == 0 : e <= tol);
+            r.checked++;
+            if (!isnan(e)) r.max_err = fmax(r.max_err, e);
+            if (tol > 0 && !isnan(e)) r.max_over_bound = fmax(r.max_over_bound, e / tol);
+            if (ok) continue;
+            if (bad < GL_MAX_MISMATCH_LINES)
+                fprintf(stderr, "  %s: (x %d, y %d): got %.9g%s, expected %.9g (allowed error %.3g)\n", what, x, y,
+                        got[i], g == 0xFFFFFFFFu ? " (never written)" : "", want[i], tol);
+            bad++;
+        }
+    gl_require_match(what, bad, r.checked);
+    return r;
+}
+
+static double max_abs(const float *v, const haar_case *k)
+{
+    double m = 0;
+    for (int y = 0; y < k->h; y++)
+        for (int x = 0; x < k->w; x++) m = fmax(m, fabs(v[(size_t)y * k->pitch + x]));
+    return m;
+}
+
+static void download(haar_case *k, const float *d, float *h)
+{
+    GL_CHECK(cudaMemcpy(h, d, k->n * sizeof(float), cudaMemcpyDeviceToHost));
+}
+
+/* ---------------------------------------------------------------- one measured rung */
+
+typedef struct {
+    haar_rung rung;
+    int inverse;
+    haar_case *k;
+    unsigned long long *counts;
+} haar_job;
+
+static void enqueue_haar(void *ctx, cudaStream_t s)
+{
+    haar_job *j = (haar_job *)ctx;
+    haar_case *k = j->k;
+    cudaError_t e = j->inverse ? haar_gpu_inverse(j->rung, k->d_out, k->d_back, k->w, k->h, k->pitch, k->levels,
+                                                  k->conv, k->d_scratch, j->counts, s)
+                               : haar_gpu_forward(j->rung, k->d_in, k->d_out, k->w, k->h, k->pitch, k->levels,
+                                                  k->conv, k->d_scratch, j->counts, s);
+    GL_CHECK(e);
+}
+
+static void count_haar(void *ctx, unsigned long long *counts, cudaStream_t s)
+{
+    haar_job j = *(haar_job *)ctx;
+    j.counts = counts;
+    enqueue_haar(&j, s);
+}
+
+/* Run, check, count and time one rung in one direction; returns its row (not yet reported).
+ * Forward: against the reference coefficients and the first rung's bits. Inverse (reading d_out,
+ * which holds verified coefficients): against the reference inverse of those coefficients, the
+ * first rung's bits, and the original image (perfect reconstruction). */
+static gl_row measure(lab05 *L, const char *experiment, haar_case *k, haar_rung r, int inverse, int first,
+                      const float *ref_inverse)
+{
+    char what[160];
+    snprintf(what, sizeof what, "%s/%s%s %dx%d L%d %s", experiment, haar_rung_name(r), inverse ? "_inv" : "", k->w,
+             k->h, k->levels, haar_convention_name(k->conv));
+    float *d_result = inverse ? k->d_back : k->d_out;
+    haar_job job = {r, inverse, k, NULL};
+    gl_poison(d_result, k->n * sizeof(float));
+    enqueue_haar(&job, L->lab.timer.stream);
+    GL_CHECK(cudaStreamSynchronize(L->lab.timer.stream));
+    download(k, d_result, k->h_got);
+    check_result c;
+    if (!inverse) {
+        c = compare(what, k->h_got, k->h_ref, k, haar_gpu_tolerance(k->conv, k->levels, max_abs(k->h_ref, k)));
+    } else {
+        c = compare(what, k->h_got, ref_inverse, k, haar_gpu_tolerance(k->conv, k->levels, k->max_abs_in));
+        char rt[200];
+        snprintf(rt, sizeof rt, "%s (reconstruction of the input)", what);
+        compare(rt, k->h_got, k->h_img, k, 8.0 * k->levels * FLT_EPSILON * k->max_abs_in);
+    }
+    if (first) memcpy(k->h_first, k->h_got, k->n * sizeof(float));
+    else {
+        char same[200];
+        snprintf(same, sizeof same, "%s (the same bits as the first rung)", what);
+        compare(same, k->h_got, k->h_first, k, 0);
+    }
+
+    char variant[64];
+    snprintf(variant, sizeof variant, "%s%s", haar_rung_name(r), inverse ? "_inv" : "");
+    gl_row row = gl_row_new(experiment, variant, (long long)k->w * k->h);
+    row.param = k->levels;
+    row.bytes = rung_traffic(r, k->w, k->h, k->levels);
+    row.working_set_bytes = 8.0 * k->w * k->h; /* the floor: every pixel read once and written once */
+    row.max_abs_error = c.max_err;
+    row.max_error_over_bound = c.max_over_bound;
+    row.checked = c.checked;
+    unsigned long long h[3];
+    gl_lab_count(&L->lab, count_haar, &job, h, 3);
+    row.requests = (double)h[0];
+    row.sectors_per_request = h[0] ? (double)h[1] / h[0] : NAN;
+    row.segments_per_request = h[0] ? (double)h[2] / h[0] : NAN;
+    gl_lab_time(&L->lab, &row, enqueue_haar, &job);
+    return row;
+}
+
+/* Every selected rung forward, then inverse, on one case; ratio = time / the seed rung's. */
+static void run_case(lab05 *L, const char *experiment, haar_case *k, double *single_pass_ms)
+{
+    for (int inverse = 0; inverse <= 1; inverse++) {
+        float *ref_inverse = NULL;
+        if (inverse) { /* the reference inverse of the GPU's (verified) coefficients */
+            ref_inverse = (float *)gl_host_alloc(k->n * sizeof(float), "reference inverse");
+            download(k, k->d_out, ref_inverse);
+            haar_inverse_ref(ref_inverse, k->w, k->h, k->pitch, k->levels, k->conv);
+        }
+        double seed_ms = NAN;
+        int first = 1;
+        for (int r = 0; r < HAAR_RUNG_COUNT; r++) {
+            if (!L->rung_on[r]) continue;
+            gl_row row = measure(L, experiment, k, (haar_rung)r, inverse, first, ref_inverse);
+            first = 0;
+            if (r == HAAR_SEED) seed_ms = row.median_ms;
+            row.ratio = isnan(seed_ms) ? NAN : row.median_ms / seed_ms;
+            if (r == HAAR_SINGLE_PASS && !inverse && single_pass_ms) *single_pass_ms = row.median_ms;
+            gl_report_row(&L->lab.report, &row);
+        }
+        free(ref_inverse);
+        if (first) return; /* no rung selected */
+    }
+    gl_row cpu = gl_row_new(experiment, "cpu_reference", (long long)k->w * k->h);
+    cpu.param = k->levels;
+    cpu.reps = 1;
+    cpu.median_ms = cpu.min_ms = cpu.max_ms = k->cpu_ms;
+    gl_report_row(&L->lab.report, &cpu);
+}
+
+static int wanted(const lab05 *L, const char *experiment) { return gl_cli_selected(&L->lab.cli, experiment, NULL); }
+
+/* ---------------------------------------------------------------- experiments */
+
+/* Sizes that do not allow the levels asked for are skipped with a line (only with --levels). */
+static int size_allows(const lab05 *L, int w, int h, int levels)
+{
+    char err[256];
+    if (haar_check(w, h, levels, err, sizeof err) == 0) return 1;
+    printf("skipped %d x %d: %s\n", w, h, err);
+    (void)L;
+    return 0;
+}
+
+/* Time H2D + the single pass + D2H of one case (pinned host memory), as the seed's GPU time. */
+static double end_to_end_ms(lab05 *L, haar_case *k)
+{
+    size_t bytes = k->n * sizeof(float);
+    float *pinned;
+    GL_CHECK(cudaMallocHost((void **)&pinned, bytes));
+    memcpy(pinned, k->h_img, bytes);
+    cudaStream_t s = L->lab.timer.stream;
+    double best = INFINITY;
+    for (int rep = 0; rep < 5; rep++) {
+        GL_CHECK(cudaEventRecord(L->lab.timer.start, s));
+        GL_CHECK(cudaMemcpyAsync(k->d_in, pinned, bytes, cudaMemcpyHostToDevice, s));
+        GL_CHECK(haar_gpu_forward(HAAR_SINGLE_PASS, k->d_in, k->d_out, k->w, k->h, k->pitch, k->levels, k->conv,
+                                  k->d_scratch, NULL, s));
+        GL_CHECK(cudaMemcpyAsync(pinned, k->d_out, bytes, cudaMemcpyDeviceToHost, s));
+        GL_CHECK(cudaEventRecord(L->lab.timer.stop, s));
+        GL_CHECK(cudaEventSynchronize(L->lab.timer.stop));
+        float ms;
+        GL_CHECK(cudaEventElapsedTime(&ms, L->lab.timer.start, L->lab.timer.stop));
+        best = fmin(best, ms);
+    }
+    compare("paper/end-to-end result", pinned, k->h_ref, k, 0);
+    GL_CHECK(cudaFreeHost(pinned));
+    return best;
+}
+
+static void run_paper(lab05 *L)
+{
+    if (!wanted(L, "paper")) return;
+    int levels = L->levels;
+    gl_lab_heading("paper", "the seed's sizes, %d levels, average convention; CPU = the C reference on one core",
+                   levels);
+    double cpu[3], gpu[3], e2e[3];
+    int ran[3] = {0, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        int side = SEED_TABLE2[i].side;
+        if (L->lab.cli.quick && side > 1024) continue;
+        if (!size_allows(L, side, side, levels)) continue;
+        haar_case k;
+        case_create(&k, side, side, (size_t)side, levels, HAAR_AVERAGE, L->lab.cli.seed + (uint64_t)side);
+        gpu[i] = NAN;
+        run_case(L, "paper", &k, &gpu[i]);
+        cpu[i] = k.cpu_ms;
+        e2e[i] = end_to_end_ms(L, &k);
+        ran[i] = 1;
+        case_free(&k);
+    }
+    printf("\n%-10s %12s %12s %14s %16s %16s\n", "size", "CPU ms", "GPU ms", "GPU+copies ms", "GPU/CPU (ours)",
+           "seed: 1 GPU/1 CPU");
+    for (int i = 0; i < 3; i++) {
+        if (!ran[i]) continue;
+        printf("%4d^2     %12.3f %12.4f %14.4f %7.0fx / %4.0fx %15.1fx\n", SEED_TABLE2[i].side, cpu[i], gpu[i], e2e[i],
+               cpu[i] / gpu[i], cpu[i] / e2e[i], SEED_TABLE2[i].over_cpu / SEED_TABLE2[i].over_gpu);
+    }
+    printf("(ours: kernel only / with the copies to and from the GPU; the seed's ratio of its Table 2 columns, "
+           "transfers included, i5-4670 vs GTX 780)\n");
+}
+
+static void run_sizes(lab05 *L)
+{
+    if (!wanted(L, "sizes")) return;
+    int levels = L->levels;
+    gl_lab_heading("sizes", "DRAM-sized images, %d levels: GB/s on each rung's traffic (gbs) and on the floor", levels);
+    int sizes[3][2] = {{8192, 8192}, {16384, 16384}, {16384, 4096}};
+    if (L->lab.cli.size) sizes[0][0] = sizes[0][1] = (int)L->lab.cli.size;
+    int count = L->lab.cli.size ? 1 : L->lab.cli.quick ? 1 : 3;
+    if (L->lab.cli.quick && !L->lab.cli.size) sizes[0][0] = 2048, sizes[0][1] = 1024;
+    for (int i = 0; i < count; i++) {
+        int w = sizes[i][0], h = sizes[i][1];
+        if (!size_allows(L, w, h, levels)) continue;
+        haar_case k;
+        case_create(&k, w, h, (size_t)w, levels, HAAR_AVERAGE, L->lab.cli.seed + 100 + (uint64_t)i);
+        gl_lab_note_working_set(&L->lab, 8.0 * w * h);
+        run_case(L, "sizes", &k, NULL);
+        case_free(&k);
+    }
+}
+
+static void run_levels(lab05 *L)
+{
+    if (!wanted(L, "levels")) return;
+    int side = L->lab.cli.size ? (int)L->lab.cli.size : L->lab.cli.quick ? 512 : 8192;
+    int max = haar_max_levels(side, side);
+    gl_lab_heading("levels", "%d^2, levels 1..4 and %d (the most): the seed's passes grow with L, the single pass does not",
+                   side, max);
+    int list[5] = {1, 2, 3, 4, max}, n = 0;
+    for (int i = 0; i < 5; i++)
+        if (list[i] <= max && (i < 4 ? 1 : max > 4)) list[n++] = list[i];
+    for (int i = 0; i < n; i++) {
+        haar_case k;
+        case_create(&k, side, side, (size_t)side, list[i], HAAR_AVERAGE, L->lab.cli.seed + 200 + (uint64_t)i);
+        run_case(L, "levels", &k, NULL);
+        case_free(&k);
+    }
+}
+
+static void run_conventions(lab05 *L)
+{
+    if (!wanted(L, "conventions")) return;
+    gl_lab_heading("conventions", "average (bit for bit) and orthonormal (within 4 L eps max|c|), padded pitch, "
+                                  "odd aspects, deepest transforms");
+    /* w, h, levels (0: the most), extra pitch */
+    int cases[][4] = {{512, 128, 0, 12}, {96, 1024, 0, 4}, {2048, 2048, 4, 0}, {1024, 512, 0, 36}, {4096, 64, 6, 8}};
+    int n = (int)(sizeof cases / sizeof cases[0]);
+    for (int conv = 0; conv <= 1; conv++)
+        for (int i = 0; i < n; i++) {
+            int w = cases[i][0], h = cases[i][1], levels = cases[i][2] ? cases[i][2] : haar_max_levels(w, h);
+            if (L->lab.cli.quick && (size_t)w * h > 1u << 20) continue;
+            haar_case k;
+            case_create(&k, w, h, (size_t)w + cases[i][3], levels, (haar_convention)conv,
+                        L->lab.cli.seed + 300 + (uint64_t)i);
+            char experiment[64];
+            snprintf(experiment, sizeof experiment, "conventions_%s", haar_convention_name((haar_convention)conv));
+            run_case(L, experiment, &k, NULL);
+            case_free(&k);
+        }
+}
+
+/* ---------------------------------------------------------------- compression and pictures */
+
+typedef struct {
+    gl_image img; /* the 8-bit picture */
+    int w, h;
+} picture;
+
+static void save_picture(const lab05 *L, const gl_image *m, const char *name)
+{
+    char path[1200], err[512];
+    snprintf(path, sizeof path, "%s/%s.png", L->lab.cli.save, name);
+    if (gl_png_write_gray8(path, m, err, sizeof err)) {
+        fprintf(stderr, "%s: --save: %s\n", PROG, err);
+        exit(GL_EXIT_FAIL);
+    }
+    snprintf(path, sizeof path, "%s/%s.pgm", L->lab.cli.save, name);
+    if (gl_pgm_write(path, m, err, sizeof err)) {
+        fprintf(stderr, "%s: --save: %s\n", PROG, err);
+        exit(GL_EXIT_FAIL);
+    }
+    printf("saved %s/%s.png and .pgm\n", L->lab.cli.save, name);
+}
+
+/* A reconstruction as an 8-bit picture: rounded and clamped, as the PSNR counts it. */
+static void save_u8(const lab05 *L, const float *v, int w, int h, const char *name)
+{
+    gl_image m = {w, h, (unsigned char *)gl_host_alloc((size_t)w * h, "picture")};
+    for (size_t i = 0; i < (size_t)w * h; i++) {
+        float r = v[i];
+        m.pixels[i] = (unsigned char)(r < 0.0f ? 0 : r > 255.0f ? 255 : lrintf(r));
+    }
+    save_picture(L, &m, name);
+    free(m.pixels);
+}
+
+/* Coefficients as a picture: log(1 + |c|) scaled to 0..255 so that every level shows. */
+static void save_mosaic(const lab05 *L, const float *coef, int w, int h, const char *name)
+{
+    gl_image m = {w, h, (unsigned char *)gl_host_alloc((size_t)w * h, "mosaic")};
+    double top = 0;
+    for (size_t i = 0; i < (size_t)w * h; i++) top = fmax(top, log1p(fabs(coef[i])));
+    for (size_t i = 0; i < (size_t)w * h; i++)
+        m.pixels[i] = (unsigned char)lrint(top > 0 ? 255.0 * log1p(fabs(coef[i])) / top : 0);
+    save_picture(L, &m, name);
+    free(m.pixels);
+}
+
+#define COMPRESS_HEADER "convention,keep_pct,kept,pixels,threshold,psnr_db,mse,dropped_per_pixel,identity_rel_err,keep_ms"
+
+/* One convention: forward on the GPU, then for each k% keep the largest, inverse, PSNR; every
+ * step checked against the reference (the kept set bit for bit against haar_keep_largest on the
+ * same coefficients). */
+static void compress_convention(lab05 *L, const picture *p, haar_convention conv)
+{
+    static const double KEEP_PCT[] = {50, 20, 10, 5, 2, 1};
+    int w = p->w, h = p->h, levels = L->levels;
+    size_t n = (size_t)w * h;
+    haar_case k;
+    memset(&k, 0, sizeof k);
+    k.w = w, k.h = h, k.pitch = (size_t)w, k.n = n, k.levels = levels, k.conv = conv;
+    float *img = (float *)gl_host_alloc(n * 4, "picture"), *coef = (float *)gl_host_alloc(n * 4, "coefficients");
+    float *kept_ref = (float *)gl_host_alloc(n * 4, "kept"), *back = (float *)gl_host_alloc(n * 4, "reconstruction");
+    for (size_t i = 0; i < n; i++) img[i] = p->img.pixels[i];
+    float *d_img = (float *)gl_device_alloc(n * 4, "picture"), *d_coef = (float *)gl_device_alloc(n * 4, "coefficients");
+    float *d_kept = (float *)gl_device_alloc(n * 4, "kept"), *d_back = (float *)gl_device_alloc(n * 4, "reconstruction");
+    size_t scratch = haar_gpu_scratch_bytes(HAAR_SINGLE_PASS, w, h, levels);
+    void *d_scratch = scratch ? gl_device_alloc(scratch, "scratch") : NULL;
+    cudaStream_t s = L->lab.timer.stream;
+    GL_CHECK(cudaMemcpy(d_img, img, n * 4, cudaMemcpyHostToDevice));
+    GL_CHECK(haar_gpu_forward(HAAR_SINGLE_PASS, d_img, d_coef, w, h, (size_t)w, levels, conv, d_scratch, NULL, s));
+    GL_CHECK(cudaStreamSynchronize(s));
+    GL_CHECK(cudaMemcpy(coef, d_coef, n * 4, cudaMemcpyDeviceToHost));
+    memcpy(kept_ref, img, n * 4);
+    haar_forward_ref(kept_ref, w, h, (size_t)w, levels, conv);
+    compare("compress/forward", coef, kept_ref, &k, haar_gpu_tolerance(conv, levels, max_abs(kept_ref, &k)));
+    if (L->lab.cli.save) {
+        char name[64];
+        snprintf(name, sizeof name, "mosaic_%s_L%d", haar_convention_name(conv), levels);
+        save_mosaic(L, coef, w, h, name);
+    }
+    for (size_t i = 0; i < sizeof KEEP_PCT / sizeof KEEP_PCT[0]; i++) {
+        size_t keep = (size_t)llround(KEEP_PCT[i] / 100.0 * (double)n);
+        GL_CHECK(cudaMemcpy(d_kept, d_coef, n * 4, cudaMemcpyDeviceToDevice));
+        float threshold;
+        size_t above;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        GL_CHECK(haar_gpu_keep_largest(d_kept, w, h, (size_t)w, keep, &threshold, &above, s));
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double keep_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+        /* the reference rule on the same (GPU) coefficients: the kept set must be identical */
+        memcpy(kept_ref, coef, n * 4);
+        double dropped = haar_keep_largest(kept_ref, n, keep);
+        GL_CHECK(cudaMemcpy(back, d_kept, n * 4, cudaMemcpyDeviceToHost));
+        char what[96];
+        snprintf(what, sizeof what, "compress/%s keep %.0f%%: kept coefficients", haar_convention_name(conv), KEEP_PCT[i]);
+        compare(what, back, kept_ref, &k, 0);
+        gl_poison(d_back, n * 4);
+        GL_CHECK(haar_gpu_inverse(HAAR_SINGLE_PASS, d_kept, d_back, w, h, (size_t)w, levels, conv, d_scratch, NULL, s));
+        GL_CHECK(cudaStreamSynchronize(s));
+        GL_CHECK(cudaMemcpy(back, d_back, n * 4, cudaMemcpyDeviceToHost));
+        haar_inverse_ref(kept_ref, w, h, (size_t)w, levels, conv);
+        snprintf(what, sizeof what, "compress/%s keep %.0f%%: reconstruction", haar_convention_name(conv), KEEP_PCT[i]);
+        compare(what, back, kept_ref, &k, haar_gpu_tolerance(conv, levels, 255.0 * (1 << levels)));
+        double mse = 0;
+        for (size_t j = 0; j < n; j++) mse += ((double)back[j] - img[j]) * ((double)back[j] - img[j]);
+        mse /= (double)n;
+        double psnr = haar_psnr_u8(p->img.pixels, back, n);
+        double identity = fabs(mse - dropped / n) / fmax(mse, 1e-300);
+        /* the free self-test: with orthonormal scaling the image error IS the dropped energy */
+        if (conv == HAAR_ORTHONORMAL && mse > 1e-6 && identity > 1e-3) {
+            fprintf(stderr, "VERIFICATION FAILED: compress/orthonormal keep %.0f%%: MSE %.9g but sum dropped^2 / "
+                            "pixels %.9g (relative difference %.2g > 1e-3)\n",
+                    KEEP_PCT[i], mse, dropped / n, identity);
+            exit(GL_EXIT_FAIL);
+        }
+        printf("  %-11s keep %4.0f%% = %9zu coefficients: threshold %10.4g, PSNR %6.2f dB, MSE %10.4f, "
+               "sum dropped^2/pixels %10.4f (%s)\n",
+               haar_convention_name(conv), KEEP_PCT[i], keep, threshold, psnr, mse, dropped / n,
+               conv == HAAR_ORTHONORMAL ? "equal: Parseval" : "not the MSE: the average convention is not orthonormal");
+        if (L->compress_open) {
+            FILE *f = L->compress_csv.f;
+            fprintf(f, "%s,%g,%zu,%zu,%.9g,%.6f,%.9g,%.9g,%.3g,%.4f\n", haar_convention_name(conv), KEEP_PCT[i], keep, n,
+                    threshold, psnr, mse, dropped / n, identity, keep_ms);
+            gl_out_check(&L->compress_csv, 0);
+        }
+        if (L->lab.cli.save) {
+            char name[64];
+            snprintf(name, sizeof name, "keep%02.0f_%s", KEEP_PCT[i], haar_convention_name(conv));
+            save_u8(L, back, w, h, name);
+        }
+    }
+    free(img), free(coef), free(kept_ref), free(back);
+    GL_CHECK(cudaFree(d_img));
+    GL_CHECK(cudaFree(d_coef));
+    GL_CHECK(cudaFree(d_kept));
+    GL_CHECK(cudaFree(d_back));
+    if (d_scratch) GL_CHECK(cudaFree(d_scratch));
+}
+
+static void run_compress(lab05 *L, const picture *p)
+{
+    if (!wanted(L, "compress")) return;
+    gl_lab_heading("compress", "%d x %d picture, %d levels: keep the largest k%% (CUB), reconstruct, PSNR", p->w, p->h,
+                   L->levels);
+    L->compress_open = gl_lab_open_beside(&L->lab, &L->compress_csv, ".compress.csv", COMPRESS_HEADER) == 0;
+    if (L->lab.cli.save) save_picture(L, &p->img, "input");
+    compress_convention(L, p, HAAR_AVERAGE);
+    compress_convention(L, p, HAAR_ORTHONORMAL);
+    if (L->compress_open) gl_out_close(&L->compress_csv);
+}
+
+/* ---------------------------------------------------------------- main */
+
+/* The picture of compress: --image (checked before any GPU work: a bad file or a size the levels
+ * do not allow is a usage error), or a generated one. */
+static void load_picture(lab05 *L, picture *p)
+{
+    gl_cli *c = &L->lab.cli;
+    char err[512];
+    if (c->image) {
+        if (gl_pgm_read(c->image, &p->img, err, sizeof err)) {
+            fprintf(stderr, "%s: --image: %s\n", PROG, err);
+            exit(GL_EXIT_USAGE);
+        }
+        if (haar_check(p->img.width, p->img.height, L->levels, err, sizeof err)) {
+            fprintf(stderr, "%s: --image '%s': %s (see --levels)\n", PROG, c->image, err);
+            exit(GL_EXIT_USAGE);
+        }
+    } else {
+        int side = c->quick ? 256 : 2048;
+        if (gl_image_generate(&p->img, side, side, c->seed)) {
+            fprintf(stderr, "%s: out of host memory for a %d x %d picture\n", PROG, side, side);
+            exit(GL_EXIT_FAIL);
+        }
+    }
+    p->w = p->img.width, p->h = p->img.height;
+}
+
+/* --size with --levels is checked before any GPU work too. */
+static void check_size(const lab05 *L)
+{
+    char err[256];
+    long long side = L->lab.cli.size;
+    if (side && haar_check((int)side, (int)side, L->levels, err, sizeof err)) {
+        fprintf(stderr, "%s: --size %lld with --levels %d: %s\n", PROG, side, L->levels, err);
+        exit(GL_EXIT_USAGE);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    lab05 L;
+    memset(&L, 0, sizeof L);
+    gl_lab_parse(&L.lab, "05_haar", &SPEC, argc, argv);
+    gl_cli *c = &L.lab.cli;
+    L.levels = (int)c->opt[OPT_LEVELS];
+    int rung_named = 0, experiment_named = 0;
+    for (int r = 0; r < HAAR_RUNG_COUNT; r++)
+        rung_named |= c->n_only && gl_cli_selected(c, haar_rung_name((haar_rung)r), NULL);
+    for (int i = 0; i < 5; i++) experiment_named |= c->n_only && gl_cli_selected(c, NAMES[i].name, NULL);
+    for (int r = 0; r < HAAR_RUNG_COUNT; r++)
+        L.rung_on[r] = !rung_named || gl_cli_selected(c, haar_rung_name((haar_rung)r), NULL);
+    check_size(&L);
+    picture pic;
+    memset(&pic, 0, sizeof pic);
+    load_picture(&L, &pic);
+    gl_lab_open_device(&L.lab, PROG);
+
+    if (!experiment_named) c->n_only = 0; /* --only with rung names alone: every experiment, those rungs */
+
+    size_t big = c->quick ? (size_t)1 << 26 : (size_t)1 << 30; /* quick: 64 MiB, still > L2 */
+    void *d_a = gl_device_alloc(big, "copy source"), *d_b = gl_device_alloc(big, "copy target");
+    GL_CHECK(cudaMemset(d_a, 1, big));
+    gl_timing ceil_t = gl_time_memcpy(&L.lab.timer, d_b, d_a, big, &c->timing);
+    GL_CHECK(cudaFree(d_a));
+    GL_CHECK(cudaFree(d_b));
+    gl_lab_open_report(&L.lab, gl_gbs(2.0 * big, ceil_t.ms.median));
+    L.lab.report.metric = GL_SHOW_SECTORS;
+    gl_row ceil_row = gl_row_new("ceiling", "memcpy_d2d", (long long)big);
+    ceil_row.bytes = ceil_row.working_set_bytes = 2.0 * big;
+    gl_lab_fill_timing(&L.lab, &ceil_row, &ceil_t);
+    gl_report_row(&L.lab.report, &ceil_row);
+    printf("input of compress: %s, %d x %d\n", c->image ? c->image : "generated picture (from --seed)", pic.w, pic.h);
+
+    run_paper(&L);
+    run_sizes(&L);
+    run_levels(&L);
+    run_conventions(&L);
+    run_compress(&L, &pic);
+
+    printf("\nall %d measured rows verified against the CPU reference (average: bit for bit; orthonormal: within "
+           "4 L eps max|c|) and across rungs (the same bits)\n",
+           L.lab.report.rows - 1);
+    gl_image_free(&pic.img);
+    gl_lab_close(&L.lab);
+    return GL_EXIT_OK;
+}
