@@ -10,6 +10,7 @@
  *   single_pass  every 2^L x 2^L tile transforms on its own (Haar pairs never overlap): one read
  *                and one write of the image for all L levels.
  * Every body takes a gl_load_counts pointer: NULL in the timed kernel, a counter in its twin. */
+#include <stdlib.h>
 #include <string.h>
 #include <cub/cub.cuh>
 #include "gl_check.h"
@@ -259,24 +260,43 @@ static __device__ __forceinline__ void tile_origin(const tile_args *a, int *y0, 
     *tw = min(a->tw, a->w - *x0);
 }
 
-/* Copy the strip between global memory and shared memory (pitch tw_full in shared), 16 bytes at a
- * time where rows allow it. */
+/* Loops without divisions: warp w takes rows w, w + warps, ...; its lanes take the columns.
+ * Reads from global memory go through the read-only path (__ldg) in batches of LOAD_BATCH, all
+ * issued before the first is stored to shared memory: several loads in flight per thread. */
+#define LOAD_BATCH 4
+#define WARP_ID (threadIdx.x / 32)
+#define LANE (threadIdx.x % 32)
+#define WARPS (blockDim.x / 32)
+
+/* The strip (th x tw floats, rows `pitch` apart) into shared memory (rows tw_full apart). */
 static __device__ __forceinline__ void strip_load(float *t, int tw_full, const float *g, size_t pitch, int th,
                                                   int tw, gl_load_counts *c)
 {
     bool vec = tw % 4 == 0 && pitch % 4 == 0 && ((size_t)g & 15) == 0;
-    if (vec) {
-        int per_row = tw / 4;
-        for (int i = threadIdx.x; i < th * per_row; i += blockDim.x) {
-            int y = i / per_row, x = (i % per_row) * 4;
-            const float4 *p = (const float4 *)(g + (size_t)y * pitch + x);
-            gl_count_load(c, p);
-            *(float4 *)(t + y * tw_full + x) = *p;
-        }
-    } else {
-        for (int i = threadIdx.x; i < th * tw; i += blockDim.x) {
-            int y = i / tw, x = i % tw;
-            t[y * tw_full + x] = load(g + (size_t)y * pitch + x, c);
+    int per_row = vec ? tw / 4 : tw;
+    for (int y = WARP_ID; y < th; y += WARPS) {
+        const float *row = g + (size_t)y * pitch;
+        for (int x0 = LANE; x0 < per_row; x0 += 32 * LOAD_BATCH) {
+            float4 v[LOAD_BATCH];
+#pragma unroll
+            for (int b = 0; b < LOAD_BATCH; b++) {
+                int x = x0 + 32 * b;
+                if (x >= per_row) break;
+                if (vec) {
+                    gl_count_load(c, row + 4 * x);
+                    v[b] = __ldg((const float4 *)row + x);
+                } else {
+                    gl_count_load(c, row + x);
+                    v[b].x = __ldg(row + x);
+                }
+            }
+#pragma unroll
+            for (int b = 0; b < LOAD_BATCH; b++) {
+                int x = x0 + 32 * b;
+                if (x >= per_row) break;
+                if (vec) *(float4 *)(t + y * tw_full + 4 * x) = v[b];
+                else t[y * tw_full + x] = v[b].x;
+            }
         }
     }
 }
@@ -285,35 +305,64 @@ static __device__ __forceinline__ void strip_store(const float *t, int tw_full, 
                                                    int tw)
 {
     bool vec = tw % 4 == 0 && pitch % 4 == 0 && ((size_t)g & 15) == 0;
-    if (vec) {
-        int per_row = tw / 4;
-        for (int i = threadIdx.x; i < th * per_row; i += blockDim.x) {
-            int y = i / per_row, x = (i % per_row) * 4;
-            *(float4 *)(g + (size_t)y * pitch + x) = *(const float4 *)(t + y * tw_full + x);
+    int per_row = vec ? tw / 4 : tw;
+    for (int y = WARP_ID; y < th; y += WARPS)
+        for (int x = LANE; x < per_row; x += 32) {
+            if (vec) *((float4 *)(g + (size_t)y * pitch) + x) = *(const float4 *)(t + y * tw_full + 4 * x);
+            else g[(size_t)y * pitch + x] = t[y * tw_full + x];
         }
-    } else {
-        for (int i = threadIdx.x; i < th * tw; i += blockDim.x) {
-            int y = i / tw, x = i % tw;
-            g[(size_t)y * pitch + x] = t[y * tw_full + x];
-        }
-    }
 }
 
 /* One level in shared memory: every 2 x 2 block of stride m = 2^(k-1), in place. */
 static __device__ __forceinline__ void tile_level(float *t, int tw_full, int th, int tw, int m, float s, int inverse)
 {
-    int bw = tw / (2 * m), blocks = (th / (2 * m)) * bw;
-    for (int b = threadIdx.x; b < blocks; b += blockDim.x) {
-        int y = (b / bw) * 2 * m, x = (b % bw) * 2 * m;
-        float *p0 = t + y * tw_full + x, *p1 = p0 + m * tw_full;
-        float q[4], p[4];
-        if (!inverse) {
-            fwd_2x2(p0[0], p0[m], p1[0], p1[m], s, q);
-            p0[0] = q[0], p0[m] = q[1], p1[0] = q[2], p1[m] = q[3];
-        } else {
-            q[0] = p0[0], q[1] = p0[m], q[2] = p1[0], q[3] = p1[m];
-            inv_2x2(q, s, p);
-            p0[0] = p[0], p0[m] = p[1], p1[0] = p[2], p1[m] = p[3];
+    int rows = th / (2 * m), cols = tw / (2 * m);
+    for (int by = WARP_ID; by < rows; by += WARPS)
+        for (int bx = LANE; bx < cols; bx += 32) {
+            float *p0 = t + by * 2 * m * tw_full + bx * 2 * m, *p1 = p0 + m * tw_full;
+            float q[4], p[4];
+            if (!inverse) {
+                fwd_2x2(p0[0], p0[m], p1[0], p1[m], s, q);
+                p0[0] = q[0], p0[m] = q[1], p1[0] = q[2], p1[m] = q[3];
+            } else {
+                q[0] = p0[0], q[1] = p0[m], q[2] = p1[0], q[3] = p1[m];
+                inv_2x2(q, s, p);
+                p0[0] = p[0], p0[m] = p[1], p1[0] = p[2], p1[m] = p[3];
+            }
+        }
+}
+
+/* A sub-band's part of the strip between shared memory (stride m.step) and global memory. */
+static __device__ __forceinline__ void band_store(const float *t, int tw_full, band_map m, float *g, size_t pitch)
+{
+    for (int r = WARP_ID; r < m.rows; r += WARPS) {
+        const float *src = t + (r * m.step + m.oy) * tw_full + m.ox;
+        float *dst = g + (size_t)(m.gy0 + r) * pitch + m.gx0;
+        for (int col = LANE; col < m.cols; col += 32) dst[col] = src[col * m.step];
+    }
+}
+
+static __device__ __forceinline__ void band_load(float *t, int tw_full, band_map m, const float *g, size_t pitch,
+                                                 gl_load_counts *c)
+{
+    for (int r = WARP_ID; r < m.rows; r += WARPS) {
+        float *dst = t + (r * m.step + m.oy) * tw_full + m.ox;
+        const float *src = g + (size_t)(m.gy0 + r) * pitch + m.gx0;
+        for (int c0 = LANE; c0 < m.cols; c0 += 32 * LOAD_BATCH) {
+            float v[LOAD_BATCH];
+#pragma unroll
+            for (int b = 0; b < LOAD_BATCH; b++) {
+                int col = c0 + 32 * b;
+                if (col >= m.cols) break;
+                gl_count_load(c, src + col);
+                v[b] = __ldg(src + col);
+            }
+#pragma unroll
+            for (int b = 0; b < LOAD_BATCH; b++) {
+                int col = c0 + 32 * b;
+                if (col >= m.cols) break;
+                dst[col * m.step] = v[b];
+            }
         }
     }
 }
@@ -331,12 +380,7 @@ static __device__ int tile_fwd_body(tile_args a, gl_load_counts *c)
     }
     for (int band = 0; band <= 3 * a.levels; band++) {
         band_map m = map_band(band, a.levels, th, tw, y0, x0, a.w, a.h);
-        float *g = m.to_ll ? a.ll_dst : a.dst;
-        size_t pitch = m.to_ll ? a.ll_dst_pitch : a.dst_pitch;
-        for (int i = threadIdx.x; i < m.rows * m.cols; i += blockDim.x) {
-            int r = i / m.cols, col = i % m.cols;
-            g[(size_t)(m.gy0 + r) * pitch + m.gx0 + col] = t[(r * m.step + m.oy) * a.tw + col * m.step + m.ox];
-        }
+        band_store(t, a.tw, m, m.to_ll ? a.ll_dst : a.dst, m.to_ll ? a.ll_dst_pitch : a.dst_pitch);
     }
     return 1;
 }
@@ -349,12 +393,7 @@ static __device__ int tile_inv_body(tile_args a, gl_load_counts *c)
     tile_origin(&a, &y0, &x0, &th, &tw);
     for (int band = 0; band <= 3 * a.levels; band++) {
         band_map m = map_band(band, a.levels, th, tw, y0, x0, a.w, a.h);
-        const float *g = m.to_ll ? a.ll_src : a.src;
-        size_t pitch = m.to_ll ? a.ll_src_pitch : a.src_pitch;
-        for (int i = threadIdx.x; i < m.rows * m.cols; i += blockDim.x) {
-            int r = i / m.cols, col = i % m.cols;
-            t[(r * m.step + m.oy) * a.tw + col * m.step + m.ox] = load(g + (size_t)(m.gy0 + r) * pitch + m.gx0 + col, c);
-        }
+        band_load(t, a.tw, m, m.to_ll ? a.ll_src : a.src, m.to_ll ? a.ll_src_pitch : a.src_pitch, c);
     }
     __syncthreads();
     for (int k = a.levels; k >= 1; k--) {
@@ -527,7 +566,12 @@ static int chunk_levels(int levels, int i) /* levels of chunk i (0 = the finest)
 static cudaError_t tile_launch(tile_args a, int inverse, cudaStream_t st)
 {
     int th = 1 << a.levels;
-    a.tw = SP_TILE_FLOATS / th;
+    static int tile_floats = 0;
+    if (!tile_floats) { /* TEMPORARY tuning knob */
+        const char *e = getenv("HAAR_TILE_FLOATS");
+        tile_floats = e ? atoi(e) : SP_TILE_FLOATS;
+    }
+    a.tw = tile_floats / th;
     if (a.tw < th) a.tw = th;
     if (a.tw > a.w) a.tw = a.w;
     size_t smem = (size_t)th * a.tw * sizeof(float);
