@@ -241,9 +241,9 @@ static void parse_command_line(app *A, int argc, char **argv)
     }
     fclose(err);
     int worst = agree(MPI_COMM_WORLD, rc);
-    if (rc == GL_CLI_USAGE) {
-        if (A->world_size > 1) fprintf(stderr, "[rank %d] ", A->world_rank);
-        fputs(msg, stderr);
+    if (rc == GL_CLI_USAGE) { /* one write: the ranks' lines must not interleave */
+        if (A->world_size > 1) fprintf(stderr, "[rank %d] %s", A->world_rank, msg);
+        else fputs(msg, stderr);
     }
     free(msg);
     if (worst == GL_CLI_USAGE) {
@@ -262,13 +262,13 @@ static void parse_command_line(app *A, int argc, char **argv)
  * rank prints the reason with its rank and all exit 2 - no rank is left waiting in a collective. */
 static void usage_error_everywhere(const app *A, const char *fmt, ...)
 {
+    char line[1200], rank[32] = "";
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "%s: ", PROG);
-    if (A->world_size > 1) fprintf(stderr, "[rank %d] ", A->world_rank);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
+    vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    if (A->world_size > 1) snprintf(rank, sizeof rank, "[rank %d] ", A->world_rank);
+    fprintf(stderr, "%s: %s%s\n", PROG, rank, line); /* one write: the ranks' lines must not interleave */
     finish(GL_EXIT_USAGE);
 }
 
@@ -363,6 +363,7 @@ typedef struct {
     double ref_psnr[N_KEEP];
     double cpu_ref_ms;      /* the C reference's forward on the whole image, one core (NAN: not timed) */
     int refs_gpu;           /* the references come from the GPU kernels (else the C reference) */
+    int with_inverse, with_compress; /* which references the experiment checks against */
 } source;
 
 /* k% of n, rounded: the count part 1 (main.c) keeps. */
@@ -401,11 +402,13 @@ static void gpu_reference(const app *A, source *S)
                               A->conv, d_s, NULL, A->stream));
     GL_CHECK(cudaStreamSynchronize(A->stream));
     GL_CHECK(cudaMemcpy(S->ref_forward, d_b, bytes, cudaMemcpyDeviceToHost));
-    GL_CHECK(haar_gpu_inverse(HAAR_SINGLE_PASS, d_b, d_a, S->width, S->height, (size_t)S->width, A->levels,
-                              A->conv, d_s, NULL, A->stream));
-    GL_CHECK(cudaStreamSynchronize(A->stream));
-    GL_CHECK(cudaMemcpy(S->ref_inverse, d_a, bytes, cudaMemcpyDeviceToHost));
-    for (int k = 0; k < N_KEEP; k++) {
+    if (S->with_inverse) {
+        GL_CHECK(haar_gpu_inverse(HAAR_SINGLE_PASS, d_b, d_a, S->width, S->height, (size_t)S->width, A->levels,
+                                  A->conv, d_s, NULL, A->stream));
+        GL_CHECK(cudaStreamSynchronize(A->stream));
+        GL_CHECK(cudaMemcpy(S->ref_inverse, d_a, bytes, cudaMemcpyDeviceToHost));
+    }
+    for (int k = 0; k < N_KEEP && S->with_compress; k++) {
         float thr = 0;
         size_t above = 0;
         GL_CHECK(cudaMemcpy(d_b, S->ref_forward, bytes, cudaMemcpyHostToDevice));
@@ -425,9 +428,11 @@ static void gpu_reference(const app *A, source *S)
 static void cpu_reference(const app *A, source *S, float *forward)
 {
     memcpy(S->ref_forward, forward, S->n * sizeof(float));
-    memcpy(S->ref_inverse, forward, S->n * sizeof(float));
-    haar_inverse_ref(S->ref_inverse, S->width, S->height, (size_t)S->width, A->levels, A->conv);
-    for (int k = 0; k < N_KEEP; k++) {
+    if (S->with_inverse) {
+        memcpy(S->ref_inverse, forward, S->n * sizeof(float));
+        haar_inverse_ref(S->ref_inverse, S->width, S->height, (size_t)S->width, A->levels, A->conv);
+    }
+    for (int k = 0; k < N_KEEP && S->with_compress; k++) {
         memcpy(S->ref_kept[k], forward, S->n * sizeof(float));
         haar_keep_largest(S->ref_kept[k], S->n, keep_count(S->n, KEEP_PCT[k]));
         memcpy(S->ref_recon[k], S->ref_kept[k], S->n * sizeof(float));
@@ -457,9 +462,11 @@ static int check_gpu_against_cpu(const app *A, const source *S, const float *cpu
 
 /* Rank 0 generates (or reads) the picture and writes it where every rank can read it; the
  * references are computed once per image. All ranks learn the file name and pixel offset. */
-static void source_open(const app *A, source *S, int width, int height, int gpu_refs)
+static void source_open(const app *A, source *S, int width, int height, int gpu_refs, int e)
 {
     memset(S, 0, sizeof *S);
+    S->with_inverse = e == EXP_SEED || e == EXP_CPU || e == EXP_WEAK;
+    S->with_compress = e == EXP_COMPRESS;
     int status = 0;
     char err[700] = "";
     if (A->world_rank == 0) {
@@ -499,8 +506,8 @@ static void source_open(const app *A, source *S, int width, int height, int gpu_
     S->image = (float *)gl_host_alloc(bytes, "the picture as floats");
     to_float(S->pixels, S->image, S->n);
     S->ref_forward = (float *)gl_host_alloc(bytes, "the reference coefficients");
-    S->ref_inverse = (float *)gl_host_alloc(bytes, "the reference inverse");
-    for (int k = 0; k < N_KEEP; k++) {
+    if (S->with_inverse) S->ref_inverse = (float *)gl_host_alloc(bytes, "the reference inverse");
+    for (int k = 0; k < N_KEEP && S->with_compress; k++) {
         S->ref_kept[k] = (float *)gl_host_alloc(bytes, "the reference kept coefficients");
         S->ref_recon[k] = (float *)gl_host_alloc(bytes, "the reference reconstruction");
     }
@@ -517,7 +524,7 @@ static void source_open(const app *A, source *S, int width, int height, int gpu_
     S->refs_gpu = gpu_refs;
     if (gpu_refs) gpu_reference(A, S);
     else cpu_reference(A, S, cpu);
-    for (int k = 0; k < N_KEEP; k++) S->ref_psnr[k] = haar_psnr_u8(S->pixels, S->ref_recon[k], S->n);
+    for (int k = 0; k < N_KEEP && S->with_compress; k++) S->ref_psnr[k] = haar_psnr_u8(S->pixels, S->ref_recon[k], S->n);
     int wrong = gpu_refs && cpu && (long long)S->n <= TOL_CHECK_MAX_PIXELS && check_gpu_against_cpu(A, S, cpu);
     free(cpu);
     if (wrong) { /* the baseline itself is wrong: nothing can be compared with it */
@@ -1409,7 +1416,7 @@ static int scale(app *A, int e, int use_gpu, source *S, int weak_side, result *a
         source weak;
         const source *img = S;
         if (e == EXP_WEAK) { /* a new picture per rank count: each rank keeps weak_side^2 pixels */
-            source_open(A, &weak, weak_side, weak_side * n, use_gpu);
+            source_open(A, &weak, weak_side, weak_side * n, use_gpu, e);
             img = &weak;
         }
         if (A->world_rank == 0 && (c == 0 || e == EXP_WEAK)) {
@@ -1521,7 +1528,7 @@ int main(int argc, char **argv)
         size_list L = A.cli.image ? (size_list){{0}, 1} : strong_sizes(&A, e);
         for (int i = 0; i < L.n && !status; i++) {
             source S;
-            source_open(&A, &S, L.sides[i], L.sides[i], use_gpu);
+            source_open(&A, &S, L.sides[i], L.sides[i], use_gpu, e);
             status = scale(&A, e, use_gpu, &S, 0, all);
             /* remember the totals the seed's Table 2 compares */
             if (A.world_rank == 0 && !status && (e == EXP_SEED || e == EXP_CPU) && S.width == S.height) {

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# lab05_mpi_gpu.sh MPIRUN EXE: Lab 05 part 2 on the GPUs, 2 ranks (on a one-GPU machine both ranks
+# share it; the results must still be bit-identical): every experiment of haar_mpi --quick, every
+# multi-rank result compared bit for bit with one GPU over the whole image inside (exit 1 on a
+# difference). 77 (skipped) without a usable GPU.
+set -u
+mpirun=$1 exe=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+timeout 500 "$mpirun" --oversubscribe -np 2 "$exe" --quick --io-dir "$tmp" --csv "$tmp/out.csv" >"$tmp/log" 2>&1
+rc=$?
+cat "$tmp/log"
+grep -q "no usable CUDA GPU" "$tmp/log" && [ "$rc" -eq 77 ] && exit 77
+[ "$rc" -eq 0 ] || { echo "FAIL: haar_mpi --quick on 2 ranks exited $rc"; exit 1; }
+grep -qF "all multi-rank results verified" "$tmp/log" || { echo "FAIL: no verification line"; exit 1; }
+# every experiment ran on 1 and 2 ranks, each total row verified
+n=$(awk -F, '!/^#/ && $3 ~ /^gpu\/(k[0-9]+\/)?total$/ && $NF > 0' "$tmp/out.csv" | wc -l)
+echo "$n verified GPU total rows"
+[ "$n" -ge 20 ] || { echo "FAIL: expected at least 20 verified GPU total rows (seed, io, device, compress x2, weak; 2 sizes; 1 and 2 ranks)"; exit 1; }
