@@ -124,6 +124,16 @@ fi
 HAAR_MPI_INJECT_FAULT=1 run fault 1 "VERIFICATION FAILED: cpu, 2 rank(s), forward" -- -x HAAR_MPI_INJECT_FAULT \
     -np 2 "$exe" --cpu --quick --only cpu --io-dir "$tmp"
 
+# 8. --save: the reconstructions of the largest run (2 sizes x 10% and 1%), whole 8-bit PGMs.
+mkdir -p "$tmp/save"
+if run save 0 "saved $tmp/save/haar_mpi_96x96_keep01_orthonormal.pgm" -- -np 2 "$exe" --cpu --quick --only compress \
+    --save "$tmp/save" --io-dir "$tmp"; then
+    n=$(find "$tmp/save" -name 'haar_mpi_*_keep*.pgm' | wc -l)
+    [ "$n" -eq 4 ] || fail "save: $n pictures, expected 4"
+    size=$(stat -c %s "$tmp/save/haar_mpi_96x96_keep10_orthonormal.pgm")
+    [ "$size" -eq $((96 * 96 + 13)) ] || fail "save: 96x96 picture of $size bytes, expected $((96 * 96 + 13))"
+fi
+
 # Nothing left behind in the I/O directory.
 left=$(find "$tmp" -name 'haar_mpi.*' | wc -l)
 [ "$left" -eq 0 ] || fail "$left file(s) left in the I/O directory: $(find "$tmp" -name 'haar_mpi.*' | head -3)"

@@ -1037,6 +1037,26 @@ static long long verify(const char *what, const float *got, const float *want, s
 
 /* ---------------------------------------------------------------- one experiment on n ranks */
 
+/* --save DIR: the reconstruction from the largest k% as an 8-bit PGM (rounded and clamped as the
+ * PSNR counts it). */
+static void save_reconstruction(const app *A, const source *S, const float *rec, int pct)
+{
+    gl_image img = {S->width, S->height, (unsigned char *)gl_host_alloc(S->n, "the saved picture")};
+    for (size_t i = 0; i < S->n; i++) {
+        float r = rec[i];
+        img.pixels[i] = (unsigned char)(r != r ? 0 : r < 0.0f ? 0 : r > 255.0f ? 255 : (int)lrintf(r));
+    }
+    char path[1200], err[1400];
+    snprintf(path, sizeof path, "%s/haar_mpi_%dx%d_keep%02d_%s.pgm", A->cli.save, S->width, S->height, pct,
+             haar_convention_name(A->conv));
+    if (gl_pgm_write(path, &img, err, sizeof err)) {
+        fprintf(stderr, "%s: --save: %s\n", PROG, err);
+        MPI_Abort(MPI_COMM_WORLD, GL_EXIT_FAIL);
+    }
+    fprintf(g_out, "saved %s\n", path);
+    free(img.pixels);
+}
+
 /* Run experiment `e` (on the GPU or the CPU) for image S on the ranks of comm; rank 0 verifies
  * against the single-process results and fills R (per keep for compress). Returns the status
  * (0 or 1) on rank 0, 0 elsewhere. */
@@ -1125,6 +1145,8 @@ static int run_experiment(const app *A, int e, int use_gpu, const source *S, MPI
                 }
             }
             if (P.rank == 0 && R[k].checked < 0) failed = 1;
+            if (P.rank == 0 && !failed && A->cli.save && P.ranks == A->world_size)
+                save_reconstruction(A, S, P.h_gathered, KEEP_PCT[k]);
         }
         free(C.h_rec);
     }
@@ -1458,7 +1480,7 @@ static int scale(app *A, int e, int use_gpu, source *S, int weak_side, result *a
                 csv_result(A, e, backend, keep, img, &R[k], one);
             }
             if (e != EXP_WEAK && c == 0 && !isnan(img->cpu_ref_ms)) {
-                gl_row row = gl_row_new("cpu_ref", "cpu/forward", (long long)img->n);
+                gl_row row = gl_row_new(NAMES[e].name, "cpu_ref/forward", (long long)img->n);
                 row.param = 1;
                 row.reps = 1;
                 row.batch = 1;
