@@ -26,18 +26,20 @@
 /* ---------------------------------------------------------------- the arithmetic, once */
 
 /* Forward pair: (a, b) -> low (a + b) s, high (a - b) s; inverse: (low, high) -> (low + high) si,
- * (low - high) si with si = 1 (average) or 1/sqrt(2) (orthonormal). Written add-then-multiply so
- * that no rung can be contracted into an FMA differently from another. */
+ * (low - high) si with si = 1 (average) or 1/sqrt(2) (orthonormal). The _rn intrinsics are never
+ * contracted into an FMA: with plain operators the compiler fuses (a + b) s + (c + d) s into one
+ * FMA where both products sit in registers (the fused rungs) but not where one came from memory
+ * (the seed), and the rungs would differ in the last bit. */
 static __device__ __forceinline__ void fwd_pair(float a, float b, float s, float *lo, float *hi)
 {
-    *lo = (a + b) * s;
-    *hi = (a - b) * s;
+    *lo = __fmul_rn(__fadd_rn(a, b), s);
+    *hi = __fmul_rn(__fsub_rn(a, b), s);
 }
 
 static __device__ __forceinline__ void inv_pair(float lo, float hi, float si, float *a, float *b)
 {
-    *a = (lo + hi) * si;
-    *b = (lo - hi) * si;
+    *a = __fmul_rn(__fadd_rn(lo, hi), si);
+    *b = __fmul_rn(__fsub_rn(lo, hi), si);
 }
 
 /* A 2 x 2 block [[a, b], [c, d]]: rows first, then columns (the order of the reference). q[0] LL,
@@ -208,11 +210,14 @@ KERNEL_PAIR(level_inv, level_args)
 
 /* ---------------------------------------------------------------- rung 4: all levels, one pass */
 
-/* A block holds a strip of 2^L rows x tw columns (tw a multiple of 2^L; SP_TILE_FLOATS floats)
- * in shared memory: loaded with 16-byte loads, all in flight before the first use; then L levels
- * in place, the coefficients of level k staying at the positions of stride 2^(k-1) (each 2 x 2
- * block of a level is disjoint from the others: one barrier per level); then every coefficient
- * written once to its sub-band, a warp writing consecutive addresses of one sub-band row. */
+/* A block takes a strip of 2^L rows x tw columns (tw a multiple of 2^L). Level 1 (three quarters
+ * of the coefficients) goes straight between global memory and registers: each thread reads 2 x 2
+ * blocks with 8-byte loads, several in flight, and writes its three details to their sub-bands;
+ * only the approximation (a quarter) is kept, in shared memory, for levels 2..L, which run in
+ * place there (the coefficients of level k at stride 2^(k-2); each 2 x 2 block of a level is
+ * disjoint from the others: one barrier per level). Then every remaining coefficient is written
+ * once to its sub-band, a warp writing consecutive addresses of one sub-band row. The inverse
+ * runs the same steps backwards. */
 typedef struct {
     const float *src, *ll_src; /* forward: the image; inverse: details (src) and LL (ll_src) */
     float *dst, *ll_dst;       /* forward: details (dst) and LL (ll_dst); inverse: the image (dst) */
@@ -238,7 +243,7 @@ static __device__ __forceinline__ band_map map_band(int band, int levels, int th
 {
     band_map m;
     int k = band == 0 ? levels : 1 + (band - 1) / 3, kind = band == 0 ? -1 : (band - 1) % 3;
-    m.step = 1 << k;
+    m.step = 1 << (k - 1); /* shared memory holds the level-1 approximation, (th/2) x (tw/2) */
     m.rows = th >> k;
     m.cols = tw >> k;
     int half = m.step / 2;
@@ -267,51 +272,6 @@ static __device__ __forceinline__ void tile_origin(const tile_args *a, int *y0, 
 #define WARP_ID (threadIdx.x / 32)
 #define LANE (threadIdx.x % 32)
 #define WARPS (blockDim.x / 32)
-
-/* The strip (th x tw floats, rows `pitch` apart) into shared memory (rows tw_full apart). */
-static __device__ __forceinline__ void strip_load(float *t, int tw_full, const float *g, size_t pitch, int th,
-                                                  int tw, gl_load_counts *c)
-{
-    bool vec = tw % 4 == 0 && pitch % 4 == 0 && ((size_t)g & 15) == 0;
-    int per_row = vec ? tw / 4 : tw;
-    for (int y = WARP_ID; y < th; y += WARPS) {
-        const float *row = g + (size_t)y * pitch;
-        for (int x0 = LANE; x0 < per_row; x0 += 32 * LOAD_BATCH) {
-            float4 v[LOAD_BATCH];
-#pragma unroll
-            for (int b = 0; b < LOAD_BATCH; b++) {
-                int x = x0 + 32 * b;
-                if (x >= per_row) break;
-                if (vec) {
-                    gl_count_load(c, row + 4 * x);
-                    v[b] = __ldg((const float4 *)row + x);
-                } else {
-                    gl_count_load(c, row + x);
-                    v[b].x = __ldg(row + x);
-                }
-            }
-#pragma unroll
-            for (int b = 0; b < LOAD_BATCH; b++) {
-                int x = x0 + 32 * b;
-                if (x >= per_row) break;
-                if (vec) *(float4 *)(t + y * tw_full + 4 * x) = v[b];
-                else t[y * tw_full + x] = v[b].x;
-            }
-        }
-    }
-}
-
-static __device__ __forceinline__ void strip_store(const float *t, int tw_full, float *g, size_t pitch, int th,
-                                                   int tw)
-{
-    bool vec = tw % 4 == 0 && pitch % 4 == 0 && ((size_t)g & 15) == 0;
-    int per_row = vec ? tw / 4 : tw;
-    for (int y = WARP_ID; y < th; y += WARPS)
-        for (int x = LANE; x < per_row; x += 32) {
-            if (vec) *((float4 *)(g + (size_t)y * pitch) + x) = *(const float4 *)(t + y * tw_full + 4 * x);
-            else g[(size_t)y * pitch + x] = t[y * tw_full + x];
-        }
-}
 
 /* One level in shared memory: every 2 x 2 block of stride m = 2^(k-1), in place. */
 static __device__ __forceinline__ void tile_level(float *t, int tw_full, int th, int tw, int m, float s, int inverse)
@@ -367,21 +327,87 @@ static __device__ __forceinline__ void band_load(float *t, int tw_full, band_map
     }
 }
 
+/* Level 1 between global memory and registers. Work comes in tasks of 32 2 x 2 blocks of one
+ * block row (a warp's lanes side by side: 256 contiguous bytes of each image row); a warp loads
+ * LOAD_BATCH tasks before computing the first. Forward: the image in, the three level-1 details
+ * out to global memory, the approximation to shared memory (rows tws apart), or to ll_dst when
+ * L = 1. Inverse: the details in from global memory, the approximation from shared memory (or
+ * ll_src when L = 1), the image out. */
+static __device__ __forceinline__ void level1(const tile_args *a, int y0, int x0, int th, int tw, float *t, int tws,
+                                              int inverse, gl_load_counts *c)
+{
+    int rows = th / 2, cols = tw / 2, per_row = (cols + 31) / 32, tasks = rows * per_row;
+    int hw = a->w / 2, hh = a->h / 2, gy = y0 / 2, gx = x0 / 2;
+    const float *img = inverse ? NULL : a->src;
+    float *out = inverse ? a->dst : NULL;
+    size_t ipitch = inverse ? a->dst_pitch : a->src_pitch, cpitch = inverse ? a->src_pitch : a->dst_pitch;
+    for (int base = WARP_ID; base < tasks; base += WARPS * LOAD_BATCH) {
+        float q[LOAD_BATCH][4];
+        int ii[LOAD_BATCH], jj[LOAD_BATCH];
+#pragma unroll
+        for (int b = 0; b < LOAD_BATCH; b++) { /* every load of the batch first */
+            int task = base + WARPS * b;
+            ii[b] = task / per_row;
+            jj[b] = (task % per_row) * 32 + LANE;
+            if (task >= tasks || jj[b] >= cols) continue;
+            int i = ii[b], j = jj[b];
+            if (!inverse) {
+                const float *p0 = img + (size_t)(y0 + 2 * i) * ipitch + x0 + 2 * j, *p1 = p0 + ipitch;
+                gl_count_load(c, p0);
+                gl_count_load(c, p1);
+                float2 u = __ldg((const float2 *)p0), v = __ldg((const float2 *)p1);
+                q[b][0] = u.x, q[b][1] = u.y, q[b][2] = v.x, q[b][3] = v.y;
+            } else {
+                const float *r0 = a->src + (size_t)(gy + i) * cpitch + gx + j, *r1 = r0 + (size_t)hh * cpitch;
+                gl_count_load(c, r0 + hw);
+                gl_count_load(c, r1);
+                gl_count_load(c, r1 + hw);
+                if (a->levels == 1) {
+                    const float *l = a->ll_src + (size_t)(gy + i) * a->ll_src_pitch + gx + j;
+                    gl_count_load(c, l);
+                    q[b][0] = __ldg(l);
+                } else {
+                    q[b][0] = t[i * tws + j];
+                }
+                q[b][1] = __ldg(r0 + hw), q[b][2] = __ldg(r1), q[b][3] = __ldg(r1 + hw);
+            }
+        }
+#pragma unroll
+        for (int b = 0; b < LOAD_BATCH; b++) {
+            int task = base + WARPS * b, i = ii[b], j = jj[b];
+            if (task >= tasks || j >= cols) continue;
+            float r[4];
+            if (!inverse) {
+                fwd_2x2(q[b][0], q[b][1], q[b][2], q[b][3], a->s, r);
+                float *d0 = a->dst + (size_t)(gy + i) * cpitch + gx + j, *d1 = d0 + (size_t)hh * cpitch;
+                d0[hw] = r[1], d1[0] = r[2], d1[hw] = r[3];
+                if (a->levels == 1) a->ll_dst[(size_t)(gy + i) * a->ll_dst_pitch + gx + j] = r[0];
+                else t[i * tws + j] = r[0];
+            } else {
+                inv_2x2(q[b], a->s, r);
+                float *p0 = out + (size_t)(y0 + 2 * i) * ipitch + x0 + 2 * j;
+                *(float2 *)p0 = make_float2(r[0], r[1]);
+                *(float2 *)(p0 + ipitch) = make_float2(r[2], r[3]);
+            }
+        }
+    }
+}
+
 static __device__ int tile_fwd_body(tile_args a, gl_load_counts *c)
 {
     extern __shared__ float t[];
-    int y0, x0, th, tw;
+    int y0, x0, th, tw, tws = a.tw / 2;
     tile_origin(&a, &y0, &x0, &th, &tw);
-    strip_load(t, a.tw, a.src + (size_t)y0 * a.src_pitch + x0, a.src_pitch, th, tw, c);
+    level1(&a, y0, x0, th, tw, t, tws, 0, c);
+    if (a.levels == 1) return 1;
     __syncthreads();
-    for (int k = 1; k <= a.levels; k++) {
-        tile_level(t, a.tw, th, tw, 1 << (k - 1), a.s, 0);
+    for (int k = 2; k <= a.levels; k++) { /* on the level-1 approximation, (th/2) x (tw/2) */
+        tile_level(t, tws, th / 2, tw / 2, 1 << (k - 2), a.s, 0);
         __syncthreads();
     }
-    for (int band = 0; band <= 3 * a.levels; band++) {
-        band_map m = map_band(band, a.levels, th, tw, y0, x0, a.w, a.h);
-        band_store(t, a.tw, m, m.to_ll ? a.ll_dst : a.dst, m.to_ll ? a.ll_dst_pitch : a.dst_pitch);
-    }
+    band_store(t, tws, map_band(0, a.levels, th, tw, y0, x0, a.w, a.h), a.ll_dst, a.ll_dst_pitch);
+    for (int band = 4; band <= 3 * a.levels; band++)
+        band_store(t, tws, map_band(band, a.levels, th, tw, y0, x0, a.w, a.h), a.dst, a.dst_pitch);
     return 1;
 }
 KERNEL_PAIR(tile_fwd, tile_args)
@@ -389,18 +415,19 @@ KERNEL_PAIR(tile_fwd, tile_args)
 static __device__ int tile_inv_body(tile_args a, gl_load_counts *c)
 {
     extern __shared__ float t[];
-    int y0, x0, th, tw;
+    int y0, x0, th, tw, tws = a.tw / 2;
     tile_origin(&a, &y0, &x0, &th, &tw);
-    for (int band = 0; band <= 3 * a.levels; band++) {
-        band_map m = map_band(band, a.levels, th, tw, y0, x0, a.w, a.h);
-        band_load(t, a.tw, m, m.to_ll ? a.ll_src : a.src, m.to_ll ? a.ll_src_pitch : a.src_pitch, c);
-    }
-    __syncthreads();
-    for (int k = a.levels; k >= 1; k--) {
-        tile_level(t, a.tw, th, tw, 1 << (k - 1), a.s, 1);
+    if (a.levels > 1) {
+        band_load(t, tws, map_band(0, a.levels, th, tw, y0, x0, a.w, a.h), a.ll_src, a.ll_src_pitch, c);
+        for (int band = 4; band <= 3 * a.levels; band++)
+            band_load(t, tws, map_band(band, a.levels, th, tw, y0, x0, a.w, a.h), a.src, a.src_pitch, c);
         __syncthreads();
+        for (int k = a.levels; k >= 2; k--) {
+            tile_level(t, tws, th / 2, tw / 2, 1 << (k - 2), a.s, 1);
+            __syncthreads();
+        }
     }
-    strip_store(t, a.tw, a.dst + (size_t)y0 * a.dst_pitch + x0, a.dst_pitch, th, tw);
+    level1(&a, y0, x0, th, tw, t, tws, 1, c);
     return 1;
 }
 KERNEL_PAIR(tile_inv, tile_args)
@@ -574,7 +601,7 @@ static cudaError_t tile_launch(tile_args a, int inverse, cudaStream_t st)
     a.tw = tile_floats / th;
     if (a.tw < th) a.tw = th;
     if (a.tw > a.w) a.tw = a.w;
-    size_t smem = (size_t)th * a.tw * sizeof(float);
+    size_t smem = a.levels > 1 ? (size_t)(th / 2) * (a.tw / 2) * sizeof(float) : 0; /* the level-1 approximation */
     dim3 grid((a.w + a.tw - 1) / a.tw, a.h / th);
     if (!inverse) LAUNCH(tile_fwd, grid, SP_THREADS, smem, st, a, a.counts != NULL);
     else LAUNCH(tile_inv, grid, SP_THREADS, smem, st, a, a.counts != NULL);
@@ -650,10 +677,18 @@ extern "C" size_t haar_gpu_scratch_bytes(haar_rung r, int w, int h, int levels)
     }
 }
 
+/* What every rung assumes: haar_check's sizes, an even pitch (8-byte loads), distinct buffers. */
+static int shape_ok(const float *in, const float *out, int w, int h, size_t pitch, int levels)
+{
+    char err[160];
+    return in != out && pitch % 2 == 0 && pitch >= (size_t)w && haar_check(w, h, levels, err, sizeof err) == 0;
+}
+
 extern "C" cudaError_t haar_gpu_forward(haar_rung r, const float *in, float *out, int w, int h, size_t pitch,
                                         int levels, haar_convention c, void *scratch, unsigned long long *counts,
                                         cudaStream_t st)
 {
+    if (!shape_ok(in, out, w, h, pitch, levels)) return cudaErrorInvalidValue;
     float s = fwd_scale(c), *tmp = (float *)scratch;
     switch (r) {
     case HAAR_SEED: return passes_forward(0, in, out, w, h, pitch, levels, s, tmp, counts, st);
@@ -668,6 +703,7 @@ extern "C" cudaError_t haar_gpu_inverse(haar_rung r, const float *in, float *out
                                         int levels, haar_convention c, void *scratch, unsigned long long *counts,
                                         cudaStream_t st)
 {
+    if (!shape_ok(in, out, w, h, pitch, levels)) return cudaErrorInvalidValue;
     float si = inv_scale(c), *tmp = (float *)scratch;
     switch (r) {
     case HAAR_SEED: return passes_inverse(0, in, out, w, h, pitch, levels, si, tmp, counts, st);
