@@ -4,7 +4,8 @@
 #   build     fresh build in $BUILD (default /tmp/gpl-build); architectures $ARCH (default list)
 #   test      meson test (all suites)
 #   sanitize  compute-sanitizer memcheck, racecheck, initcheck, synccheck on every lab's --quick
-#   full      every lab's full run, CSV and log (NN_name.csv, NN_name.log)
+#   full      every lab's full run, CSV and log (NN_name.csv, NN_name.log); for Lab 05 also the
+#             PyTorch peer (plots/haar_torch.py -> 05_haar.torch.csv)
 #   ncu       the Nsight Compute cross-checks (lab 01: sectors/request; lab 02: efficiency;
 #             lab 03: occupancy and SM efficiency)
 # $LABS (default: every lab) limits the per-lab steps, e.g. LABS="02_divergence".
@@ -36,18 +37,26 @@ for step in "$@"; do
           grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped):" "$out/test.log" ;;
     sanitize)
       while read -r lab exe; do
-        for tool in memcheck racecheck initcheck synccheck; do
-          log=$out/sanitize_${lab}_$tool.log
-          bash "$root/tests/sanitize.sh" $tool "$exe" >"$log" 2>&1  # the meson test's own script
-          rc=$?
-          echo "$lab $tool: exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
-          [ $rc -eq 0 ] || status=1
+        extras=("")
+        [[ $lab == 04_* ]] && extras+=("--only cnn")  # cnn is not in Lab 04's default --quick
+        for extra in "${extras[@]}"; do
+          for tool in memcheck racecheck initcheck synccheck; do
+            log=$out/sanitize_${lab}${extra:+_cnn}_$tool.log
+            bash "$root/tests/sanitize.sh" $tool "$exe" $extra >"$log" 2>&1  # the meson test's own script
+            rc=$?
+            echo "$lab${extra:+ $extra} $tool: exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
+            [ $rc -eq 0 ] || status=1
+          done
         done
       done < <(labs) ;;
     full)
       while read -r lab exe; do
         "$exe" --csv "$out/$lab.csv" >"$out/$lab.log" 2>&1 || { status=1; echo "$lab: exit $?"; }
         tail -30 "$out/$lab.log"
+        if [[ $lab == 05_* ]]; then  # the PyTorch peer, same GPU, same run (77: no PyTorch there)
+          python3 "$root/plots/haar_torch.py" "$out/$lab.torch.csv" >"$out/$lab.torch.log" 2>&1
+          echo "haar_torch.py: exit $?"; cat "$out/$lab.torch.log"
+        fi
       done < <(labs) ;;
     ncu)
       while read -r lab exe; do

@@ -44,14 +44,16 @@ size_t cnn_workspace_bytes(const cnn_shape *s, cnn_variant v);
 /* cnn_cudnn.c: cuDNN FP32 with CUDNN_FMA_MATH (no TF32). cnn_cudnn_prepare sets up the shape and
  * collects every algorithm cudnnFindConvolutionForwardAlgorithm ran with FMA math (its
  * workspace_bytes: the largest they need); the caller times each (cnn_cudnn_use) and keeps the
- * fastest. */
+ * fastest. With `heuristic` (--quick) it takes the first 3 FMA-math algorithms of cuDNN's own
+ * ranking (cudnnGetConvolutionForwardAlgorithm_v7, which runs nothing) instead: Find runs every
+ * algorithm, which under compute-sanitizer takes many minutes. */
 #define CNN_CUDNN_MAX_CANDIDATES 8
 int cnn_cudnn_candidates(void);
 const char *cnn_cudnn_use(int i); /* returns the algorithm's name */
 int cnn_cudnn_available(void);
 const char *cnn_cudnn_version(void);
-cnn_status cnn_cudnn_prepare(const cnn_shape *s, const float *x, const float *w, float *y, size_t *workspace_bytes,
-                             const char **algo_name);
+cnn_status cnn_cudnn_prepare(const cnn_shape *s, const float *x, const float *w, float *y, int heuristic,
+                             size_t *workspace_bytes, const char **algo_name);
 cnn_status cnn_cudnn_forward(const float *x, const float *w, float *y, void *workspace, size_t workspace_bytes,
                              cudaStream_t st);
 void cnn_cudnn_release(void);

@@ -48,7 +48,8 @@ static const char *algo_name(cudnnConvolutionFwdAlgo_t a)
     return (unsigned)a < sizeof names / sizeof names[0] ? names[a] : "?";
 }
 
-cnn_status cnn_cudnn_prepare(const cnn_shape *s, const float *x, const float *w, float *y, size_t *workspace_bytes,
+cnn_status cnn_cudnn_prepare(const cnn_shape *s, const float *x, const float *w, float *y, int heuristic,
+                             size_t *workspace_bytes,
                              const char **name)
 {
     cnn_status st = cnn_check(s);
@@ -69,14 +70,18 @@ cnn_status cnn_cudnn_prepare(const cnn_shape *s, const float *x, const float *w,
     cudnnConvolutionFwdAlgoPerf_t perf[16];
     int found = 0;
     /* Find runs every algorithm (on buffers and workspaces it allocates itself, outside any timing)
-     * and sorts them by time. */
+     * and sorts them by time; the heuristic ranks them without running any. */
     (void)x, (void)w, (void)y;
-    CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithm(g.handle, g.xd, g.wd, g.cd, g.yd, 16, &found, perf));
+    if (heuristic)
+        CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(g.handle, g.xd, g.wd, g.cd, g.yd, 16, &found, perf));
+    else
+        CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithm(g.handle, g.xd, g.wd, g.cd, g.yd, 16, &found, perf));
+    int most = heuristic ? 3 : CNN_CUDNN_MAX_CANDIDATES;
     /* Every algorithm that ran with FMA math is a candidate; the caller times each the way it
      * times its own kernels and keeps the fastest (cnn_cudnn_use). Find's order comes first. */
     g.n_candidates = 0;
     *workspace_bytes = 0;
-    for (int i = 0; i < found && g.n_candidates < CNN_CUDNN_MAX_CANDIDATES; i++) {
+    for (int i = 0; i < found && g.n_candidates < most; i++) {
         if (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].mathType != CUDNN_FMA_MATH) continue;
         size_t ws = 0;
         CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(g.handle, g.xd, g.wd, g.cd, g.yd, perf[i].algo, &ws));
@@ -133,7 +138,8 @@ void cnn_cudnn_release(void)
 
 int cnn_cudnn_available(void) { return 0; }
 const char *cnn_cudnn_version(void) { return "not built (meson found no cuDNN)"; }
-cnn_status cnn_cudnn_prepare(const cnn_shape *s, const float *x, const float *w, float *y, size_t *workspace_bytes,
+cnn_status cnn_cudnn_prepare(const cnn_shape *s, const float *x, const float *w, float *y, int heuristic,
+                             size_t *workspace_bytes,
                              const char **name)
 {
     (void)s, (void)x, (void)w, (void)y;

@@ -166,7 +166,7 @@ static void run_config(gl_lab *L, int ci, config_result *res)
     size_t ws_bytes = cnn_workspace_bytes(&s, CNN_SPLIT), cudnn_ws = 0;
     res->algo = "-";
     if (cnn_cudnn_available()) {
-        cnn_cudnn_prepare(&s, dx, dw, dy, &cudnn_ws, &res->algo);
+        cnn_cudnn_prepare(&s, dx, dw, dy, L->cli.quick, &cudnn_ws, &res->algo);
         if (cudnn_ws > ws_bytes) ws_bytes = cudnn_ws;
     }
     void *ws = ws_bytes ? gl_device_alloc(ws_bytes, "workspace") : NULL;
