@@ -288,6 +288,10 @@ static int mpi_cuda_aware(void)
 static void open_gpus(app *A)
 {
     A->gpu = -1;
+    /* CUDA-aware only if every rank's library says so (asked even with --cpu, to report it). */
+    int aware = mpi_cuda_aware(), all = 0;
+    MPI_Allreduce(&aware, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    A->cuda_aware = all;
     int need = 0; /* a selected experiment that computes on GPUs (everything but cpu) */
     for (int e = 0; e < EXP_COUNT; e++) need |= e != EXP_CPU && gl_cli_selected(&A->cli, NAMES[e].name, NULL);
     if (A->cpu_only || !need) return;
@@ -308,10 +312,6 @@ static void open_gpus(app *A)
     if (agree(MPI_COMM_WORLD, shared) && A->world_rank == 0)
         fprintf(g_out, "note: some node runs more ranks than it has GPUs: ranks share GPUs, and the times are not "
                "those of one GPU per rank\n");
-    /* CUDA-aware only if every rank's library says so. */
-    int aware = mpi_cuda_aware(), all = 0;
-    MPI_Allreduce(&aware, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    A->cuda_aware = all;
 }
 
 static void print_setup(const app *A)
@@ -1445,6 +1445,11 @@ static int scale(app *A, int e, int use_gpu, source *S, int weak_side, result *a
             fprintf(g_out, "\n== %s (%s), %dx%d, %d level(s), %s: median of %d run(s), ms, each phase the max over ranks\n",
                    NAMES[e].name, backend, img->width, img->height, A->levels, haar_convention_name(A->conv),
                    A->cli.timing.reps);
+            if (e == EXP_DEVICE)
+                fprintf(g_out, "%s\n", A->cuda_aware ? "MPI is CUDA-aware: device pointers go to MPI_Scatterv / "
+                                                        "MPI_Gatherv directly"
+                                                      : "MPI is not CUDA-aware here: staging through pinned host "
+                                                        "memory (the staging copies count in h2d and d2h)");
             if (c == 0 || e != EXP_WEAK) gl_table_header(g_out, TABLE, TABLE_COLS);
         }
         if (A->world_rank == 0 && n > 1 && c == A->n_rank_counts - 1 && e != EXP_WEAK) {
