@@ -49,9 +49,11 @@ def number(data, i):
 
 
 def pgm_size(data):
-    """The rules of gl_pgm_read: (width, height) for a file it accepts, None for one it rejects."""
-    if data[:2] != b"P5" or len(data) < 3 or (data[2] not in WHITESPACE and data[2] != ord("#")):
+    """The rules of gl_image_read_gray for Netpbm files (gl_pnm_read): (width, height) for a P5 or P6
+    file it accepts, None for one it rejects. P6 has three bytes per pixel."""
+    if data[:2] not in (b"P5", b"P6") or len(data) < 3 or (data[2] not in WHITESPACE and data[2] != ord("#")):
         return None
+    channels = 3 if data[:2] == b"P6" else 1
     i, values = 2, []
     for k in range(3):
         i = skip(data, i)
@@ -70,13 +72,19 @@ def pgm_size(data):
             i += 1
     if i == len(data) or data[i] not in WHITESPACE:
         return None
-    return (width, height) if len(data) - (i + 1) >= width * height else None
+    return (width, height) if len(data) - (i + 1) >= width * height * channels else None
 
 
 def pgm(rng, width, height, header=None):
     """A valid P5 file with random pixels (or the given header with them)."""
     head = header if header is not None else b"P5\n%d %d\n255\n" % (width, height)
     return head + bytes(rng.randrange(256) for _ in range(width * height))
+
+
+def ppm(rng, width, height, header=None):
+    """A valid P6 file with random pixels (three bytes each)."""
+    head = header if header is not None else b"P6\n%d %d\n255\n" % (width, height)
+    return head + bytes(rng.randrange(256) for _ in range(3 * width * height))
 
 
 def fixed_cases(rng):
@@ -96,7 +104,14 @@ def fixed_cases(rng):
         ("magic_P", b"P"),
         ("magic_only", b"P5"),
         ("magic_P2_ascii", b"P2\n3 3\n255\n" + b"0 1 2 3 4 5 6 7 8\n"),
-        ("magic_P6", b"P6\n3 3\n255\n" + bytes(27)),
+        ("valid_P6_3x3", b"P6\n3 3\n255\n" + bytes(27)),
+        ("valid_P6_7x5", ppm(rng, 7, 5)),
+        ("valid_P6_comments", ppm(rng, 4, 3, b"P6# c\n4 3#w\n255\n")),
+        ("P6_truncated_gray_size", b"P6 3 3 255\n" + bytes(9)),
+        ("P6_truncated_one_byte", ppm(rng, 5, 4)[:-1]),
+        ("P6_maxval_65535", b"P6 3 3 65535\n" + bytes(54)),
+        ("P6_no_data", b"P6 30000 30000 255\n"),
+        ("magic_P3_ascii", b"P3\n1 1\n255\n0 0 0\n"),
         ("magic_lowercase", b"p5 3 3 255\n" + bytes(9)),
         ("magic_png", b"\x89PNG\r\n\x1a\n" + bytes(64)),
         ("magic_no_space", b"P53 3 255\n" + bytes(9)),
@@ -171,7 +186,7 @@ def random_header(rng):
 def cases(rng, count):
     fixed = fixed_cases(rng)
     out = fixed[:count]
-    bases = [pgm(rng, w, h) for w, h in [(3, 3), (5, 4), (17, 3), (4, 7)]]
+    bases = [pgm(rng, w, h) for w, h in [(3, 3), (5, 4), (17, 3), (4, 7)]] + [ppm(rng, 5, 3), ppm(rng, 3, 4)]
     while len(out) < count:
         k = len(out)
         if rng.random() < 0.65:

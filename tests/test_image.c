@@ -1,5 +1,6 @@
 /* test_image.c - CPU tests of common/gl_image.h: PGM round trips and every rejection, checked
- * writes, PNG structure (chunk CRCs, Adler-32, stored blocks decoded back), the test picture. */
+ * writes, PNG structure (chunk CRCs, Adler-32, stored blocks decoded back), the test picture;
+ * PPM (P6) reading, the gray and RGB readers' conversions, and (built with libpng) PNG reading. */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -451,6 +452,75 @@ static void test_generate(void)
 }
 
 /* Remove everything the tests wrote (only plain files: the missing-directory writes made none). */
+/* ---- PPM, the readers by kind, PNG reading ---- */
+
+static void test_ppm_and_readers(void)
+{
+    char err[512] = "";
+    /* 2 x 1 P6: (10, 20, 30) and (255, 255, 255) */
+    static const char p6[] = "P6\n2 1\n255\n\x0a\x14\x1e\xff\xff\xff";
+    const char *path = put_file("two.ppm", p6, sizeof p6 - 1);
+    gl_image_rgb c;
+    CHECK(gl_ppm_read(path, &c, err, sizeof err) == 0 && c.width == 2 && c.height == 1 && c.pixels[0] == 10 &&
+              c.pixels[2] == 30 && c.pixels[5] == 255,
+          "P6 read: %s", err);
+    gl_image_rgb_free(&c);
+    gl_image g;
+    CHECK(gl_image_read_gray(path, &g, err, sizeof err) == 0 && g.width == 2 && g.pixels[0] == 18 &&
+              g.pixels[1] == 255,
+          "P6 read as gray: (77 * 10 + 150 * 20 + 29 * 30 + 128) >> 8 = 18: %s", err);
+    gl_image_free(&g);
+    /* P5 read as RGB: replicated */
+    static const char p5[] = "P5 2 1 255\n\x07\x09";
+    path = put_file("two.pgm", p5, sizeof p5 - 1);
+    CHECK(gl_image_read_rgb(path, &c, err, sizeof err) == 0 && c.pixels[0] == 7 && c.pixels[1] == 7 &&
+              c.pixels[2] == 7 && c.pixels[5] == 9,
+          "P5 read as RGB: %s", err);
+    gl_image_rgb_free(&c);
+    /* rejections name the file and say why */
+    static const char short6[] = "P6 2 2 255\n0123456789";
+    path = put_file("short.ppm", short6, sizeof short6 - 1);
+    CHECK(gl_ppm_read(path, &c, err, sizeof err) == -1 && strstr(err, path) == err && strstr(err, "truncated: 10 of 12"),
+          "P6 truncated: %s", err);
+    CHECK(gl_image_read_gray(path, &g, err, sizeof err) == -1 && g.pixels == NULL, "P6 truncated as gray");
+    static const char deep[] = "P6 1 1 65535\n012345";
+    path = put_file("deep.ppm", deep, sizeof deep - 1);
+    CHECK(gl_image_read_rgb(path, &c, err, sizeof err) == -1 && strstr(err, "only 8-bit PPM"), "P6 16-bit: %s", err);
+    static const char p3[] = "P3 1 1 255\n0 0 0\n";
+    path = put_file("ascii.ppm", p3, sizeof p3 - 1);
+    CHECK(gl_image_read_gray(path, &g, err, sizeof err) == -1 && strstr(err, "not a binary PGM (P5), PPM (P6) or PNG"),
+          "P3: %s", err);
+    CHECK(gl_ppm_read(in_dir("two.pgm"), &c, err, sizeof err) == -1 && strstr(err, "not a binary PPM"),
+          "a PGM is not a PPM: %s", err);
+    CHECK(gl_image_read_gray(dir, &g, err, sizeof err) == -1 && strstr(err, "is a directory"), "directory: %s", err);
+    /* RGB PNG written, then (with libpng) read back exactly, as RGB and as gray */
+    gl_image_rgb pic;
+    CHECK(gl_image_generate_rgb(&pic, 37, 11, 3) == 0, "generate rgb");
+    path = in_dir("pic.png");
+    CHECK(gl_png_write_rgb8(path, &pic, err, sizeof err) == 0, "rgb png write: %s", err);
+#ifdef HAVE_LIBPNG
+    CHECK(gl_image_read_rgb(path, &c, err, sizeof err) == 0 && c.width == 37 && c.height == 11 &&
+              memcmp(c.pixels, pic.pixels, 37 * 11 * 3) == 0,
+          "rgb png round trip: %s", err);
+    gl_image_rgb_free(&c);
+    CHECK(gl_image_read_gray(path, &g, err, sizeof err) == 0 && g.pixels[5] == gl_rgb_to_gray(pic.pixels[15], pic.pixels[16], pic.pixels[17]),
+          "rgb png read as gray: %s", err);
+    gl_image_free(&g);
+    gl_image gray8 = {5, 4, pic.pixels};
+    CHECK(gl_png_write_gray8(in_dir("g.png"), &gray8, err, sizeof err) == 0 &&
+              gl_image_read_gray(in_dir("g.png"), &g, err, sizeof err) == 0 && memcmp(g.pixels, pic.pixels, 20) == 0,
+          "gray png round trip: %s", err);
+    gl_image_free(&g);
+    static const unsigned char bad_png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'};
+    path = put_file("bad.png", bad_png, sizeof bad_png);
+    CHECK(gl_image_read_rgb(path, &c, err, sizeof err) == -1 && strstr(err, path) == err && c.pixels == NULL,
+          "truncated png: %s", err);
+#else
+    CHECK(gl_image_read_rgb(path, &c, err, sizeof err) == -1 && strstr(err, "only with libpng"), "no libpng: %s", err);
+#endif
+    gl_image_rgb_free(&pic);
+}
+
 static void cleanup(void)
 {
     DIR *d = opendir(dir);
@@ -473,6 +543,7 @@ int main(void)
     test_write_failures();
     test_png();
     test_generate();
+    test_ppm_and_readers();
     cleanup();
     return check_report("test_image");
 }

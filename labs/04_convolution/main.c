@@ -10,6 +10,9 @@
  *            on the floor of 2 bytes per pixel, % of the same run's memcpy
  *   cnn      part 2: multi-channel convolution (cnn.cu, cnn_run.c): the seed's split and fused
  *            kernels, ours (implicit GEMM), cuDNN, on the seed's configurations
+ *   fusion   part 3: pixel-wise and block-based pipelines run sequential / connected / fused
+ *            (fusion.cu, fusion_run.c)
+ *   median   part 3: the median 3x3 ladder (scalar, vector, shared, best)
  * Every image row: a counting twin (global load requests, sectors per request), the output poisoned
  * with 0x00, run, checked; poisoned with 0xFF, timed, checked again: every interior pixel must
  * equal the CPU reference and every frame pixel must still hold the poison (never written). */
@@ -19,6 +22,7 @@
 #include <string.h>
 #include "cnn_run.h"
 #include "convolution.h"
+#include "fusion_run.h"
 #include "gl_image.h"
 #include "gl_lab.h"
 
@@ -50,6 +54,8 @@ static const gl_name NAMES[] = {
     {"E3_N8", "  cnn: E3 with a batch of 8"},
     {"E3_N32", "  cnn: E3 with a batch of 32"},
     {"L56", "  cnn: a large layer: H 56, 3x3, M 256, C 256"},
+    {"fusion", "part 3: pixel-wise and block-based pipelines, sequential / connected / fused (4093 x 2047, 16384^2)"},
+    {"median", "part 3: the median 3x3 ladder: scalar, vector, shared, best (4093 x 2047, 16384^2)"},
 };
 
 static const gl_cli_spec SPEC = {
@@ -445,7 +451,7 @@ static void load_input(lab04 *L, int side)
     gl_cli *c = &L->lab.cli;
     if (c->image) {
         char err[512];
-        if (gl_pgm_read(c->image, &L->input, err, sizeof err)) {
+        if (gl_image_read_gray(c->image, &L->input, err, sizeof err)) {
             fprintf(stderr, "%s: --image: %s\n", PROG, err);
             exit(GL_EXIT_USAGE);
         }
@@ -503,6 +509,8 @@ int main(int argc, char **argv)
     run_sizes(&L);
     save_pictures(&L, &g);
     cnn_run(&L.lab);
+    fusion_run(&L.lab);
+    median_run(&L.lab);
 
     printf("\nall %d measured outputs verified against the CPU reference (images: interior exact, frame "
            "unwritten; cnn: within the error bound)\n",

@@ -1,0 +1,591 @@
+/* fusion.cu - Lab 04, part 3: the kernels of the two pipelines (each stage alone, and all stages
+ * fused into one kernel) and of the median ladder. fusion.h defines what every kernel computes;
+ * fusion_reference.c is the definition in C. Every kernel reproduces the reference's bits: the
+ * arithmetic is integer, and >> on a signed int is arithmetic (a floor) on the GPU.
+ *
+ * The lesson: between two kernels every pixel goes to DRAM and back; a fused kernel keeps the
+ * intermediate pixels in registers. For pixel-wise stages that is all there is to it. For 3x3
+ * stages a pixel of stage k needs a 3x3 patch of stage k - 1, so a fused kernel needs an input
+ * patch that grows by one pixel on every side per stage (the enlarged halo) and recomputes the
+ * intermediate pixels its neighbours also compute. */
+#include "fusion.h"
+#include "gl_check.h"
+
+#define FULL_MASK 0xffffffffu
+#define PX_BLOCK 256
+#define BK_WARPS 4     /* warps per block of the rolling kernels, each one strip of rows */
+#define BK_ROWS 32     /* output rows per warp: a strip of the picture walked top to bottom */
+#define OUT_LANES 30   /* lanes 1..30 write; lanes 0 and 31 only load the halo columns */
+#define PREFETCH 4     /* rows loaded ahead of the one being computed */
+#define SEED_TILE_X 32 /* the shared-memory median: 32 x 8 outputs per block */
+#define SEED_TILE_Y 8
+
+/* ================================================================ pixel-wise stages */
+
+/* Four products of an unsigned pixel byte and a signed weight byte, summed, plus c: one dp4a
+ * instruction (PTX dp4a.u32.s32; the __dp4a intrinsic has no mixed-sign form). */
+static __device__ __forceinline__ int dot4(uint32_t px, int weights, int c)
+{
+    int d;
+    asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(px), "r"(weights), "r"(c));
+    return d;
+}
+
+/* Y, U, V of an RGBA pixel: the seed's weights as byte dot products (dp4a: four byte products and
+ * a sum in one instruction). 129 G and the weights' range (-128..127): 129 G = G + 128 G, the 128 G
+ * added as (p & 0xff00) >> 1. */
+static __device__ __forceinline__ uint32_t rgb_to_yuv(uint32_t p)
+{
+    const int g128 = (int)((p & 0xff00u) >> 1);
+    const int y = ((dot4(p, 0x00190142, g128) + 128) >> 8) + 16;     /* 66 R + 129 G + 25 B */
+    const int u = ((dot4(p, 0x0070b6da, 128)) >> 8) + 128;           /* -38 R - 74 G + 112 B */
+    const int v = ((dot4(p, 0x00eea270, 128)) >> 8) + 128;           /* 112 R - 94 G - 18 B */
+    return (uint32_t)y | (uint32_t)u << 8 | (uint32_t)v << 16 | (p & 0xff000000u);
+}
+
+static __device__ __forceinline__ uint32_t gamma_y(uint32_t p, const uint8_t *table)
+{
+    return (p & 0xffffff00u) | table[p & 0xffu];
+}
+
+static __device__ __forceinline__ int clamp255(int v) { return min(max(v, 0), 255); }
+
+static __device__ __forceinline__ uint32_t chroma(uint32_t p)
+{
+    const int u = clamp255(128 + ((5 * ((int)(p >> 8 & 0xffu) - 128)) >> 2));
+    const int v = clamp255(128 + ((5 * ((int)(p >> 16 & 0xffu) - 128)) >> 2));
+    return (p & 0xff0000ffu) | (uint32_t)u << 8 | (uint32_t)v << 16;
+}
+
+static __device__ __forceinline__ uint32_t yuv_to_rgb(uint32_t p)
+{
+    const int c = 298 * ((int)(p & 0xffu) - 16) + 128, d = (int)(p >> 8 & 0xffu) - 128, e = (int)(p >> 16 & 0xffu) - 128;
+    const int r = clamp255((c + 409 * e) >> 8), g = clamp255((c - 100 * d - 208 * e) >> 8), b = clamp255((c + 516 * d) >> 8);
+    return (uint32_t)r | (uint32_t)g << 8 | (uint32_t)b << 16 | (p & 0xff000000u);
+}
+
+/* 77 R + 150 G + 29 B: 150 G = 22 G + 128 G, as in rgb_to_yuv. */
+static __device__ __forceinline__ uint32_t rgb_to_gray(uint32_t p)
+{
+    return (uint32_t)(dot4(p, 0x001d164d, (int)((p & 0xff00u) >> 1) + 128) >> 8);
+}
+
+static __device__ __forceinline__ uint32_t px_apply(const int s, uint32_t p, const uint8_t *table)
+{
+    switch (s) {
+    case PX_RGB_TO_YUV: return rgb_to_yuv(p);
+    case PX_GAMMA: return gamma_y(p, table);
+    case PX_CHROMA: return chroma(p);
+    case PX_YUV_TO_RGB: return yuv_to_rgb(p);
+    default: return rgb_to_gray(p);
+    }
+}
+
+/* Lesson (the fused pixel pipeline): the same five stages with the same integer steps, but the
+ * pixel is not packed back into bytes between them: Y, U - 128 and V - 128 stay separate ints in
+ * registers, and the gamma, chroma and yuv_to_rgb clamps act on them directly. */
+static __device__ __forceinline__ uint32_t px_fused_gray(uint32_t p, const uint8_t *table)
+{
+    const int g128 = (int)((p & 0xff00u) >> 1);
+    const int y = table[(dot4(p, 0x00190142, g128 + 128) >> 8) + 16];           /* Y, then gamma */
+    const int d = min(max((5 * (dot4(p, 0x0070b6da, 128) >> 8)) >> 2, -128), 127); /* U - 128, chroma */
+    const int e = min(max((5 * (dot4(p, 0x00eea270, 128) >> 8)) >> 2, -128), 127); /* V - 128, chroma */
+    const int c = 298 * (y - 16) + 128;
+    const int r = clamp255((c + 409 * e) >> 8), g = clamp255((c - 100 * d - 208 * e) >> 8), b = clamp255((c + 516 * d) >> 8);
+    return (uint32_t)(77 * r + 150 * g + 29 * b + 128) >> 8;
+}
+
+/* The gamma table, 256 bytes, copied into shared memory by the block's first 64 threads. */
+static __device__ __forceinline__ void load_table(uint8_t *table, const uint8_t *g)
+{
+    if (threadIdx.x < 64) ((uint32_t *)table)[threadIdx.x] = ((const uint32_t *)g)[threadIdx.x];
+    __syncthreads();
+}
+
+/* Lesson (one pixel-wise stage, and the fused pipeline): each thread reads 4 pixels in one
+ * 16-byte load, applies stages first..last in registers, writes 16 bytes (4 bytes once the
+ * pixels are gray). One stage per kernel: every intermediate picture goes to DRAM and back;
+ * fused (px_fused_gray): only the input and the final gray picture touch DRAM. */
+static __device__ __forceinline__ void px_body(px_args a, const int first, const int last)
+{
+    __shared__ uint8_t table[256];
+    if (first <= PX_GAMMA && last >= PX_GAMMA) load_table(table, a.gamma);
+    const size_t i = 4 * ((size_t)blockIdx.x * blockDim.x + threadIdx.x);
+    if (i >= a.n) return;
+    uint32_t p[4];
+    const bool whole = i + 4 <= a.n;
+    if (whole) {
+        uint4 v = ((const uint4 *)a.in)[i / 4];
+        p[0] = v.x, p[1] = v.y, p[2] = v.z, p[3] = v.w;
+    } else {
+        for (int k = 0; k < 4; k++) p[k] = i + k < a.n ? a.in[i + k] : 0;
+    }
+    if (first == PX_RGB_TO_YUV && last == PX_RGB_TO_GRAY) {
+#pragma unroll
+        for (int k = 0; k < 4; k++) p[k] = px_fused_gray(p[k], table);
+    } else {
+#pragma unroll
+        for (int s = first; s <= last; s++)
+#pragma unroll
+            for (int k = 0; k < 4; k++) p[k] = px_apply(s, p[k], table);
+    }
+    if (last == PX_RGB_TO_GRAY) {
+        uint8_t *o = (uint8_t *)a.out + i;
+        if (whole) *(uint32_t *)o = p[0] | p[1] << 8 | p[2] << 16 | p[3] << 24;
+        else
+            for (int k = 0; i + k < a.n; k++) o[k] = (uint8_t)p[k];
+    } else {
+        uint32_t *o = (uint32_t *)a.out + i;
+        if (whole) *(uint4 *)o = make_uint4(p[0], p[1], p[2], p[3]);
+        else
+            for (int k = 0; i + k < a.n; k++) o[k] = p[k];
+    }
+}
+
+#define PX_STAGE_KERNEL(S) \
+    static __global__ void __launch_bounds__(PX_BLOCK) px_kernel_##S(px_args a) { px_body(a, S, S); }
+PX_STAGE_KERNEL(PX_RGB_TO_YUV)
+PX_STAGE_KERNEL(PX_GAMMA)
+PX_STAGE_KERNEL(PX_CHROMA)
+PX_STAGE_KERNEL(PX_YUV_TO_RGB)
+PX_STAGE_KERNEL(PX_RGB_TO_GRAY)
+static __global__ void __launch_bounds__(PX_BLOCK) px_kernel_fused(px_args a) { px_body(a, PX_RGB_TO_YUV, PX_RGB_TO_GRAY); }
+
+static dim3 px_grid(size_t n) { return dim3((unsigned)((n + 4 * PX_BLOCK - 1) / (4 * PX_BLOCK))); }
+
+void launch_px_stage(px_stage s, const px_args *a, cudaStream_t st)
+{
+    static void (*const k[PX_STAGES])(px_args) = {px_kernel_PX_RGB_TO_YUV, px_kernel_PX_GAMMA, px_kernel_PX_CHROMA,
+                                                   px_kernel_PX_YUV_TO_RGB, px_kernel_PX_RGB_TO_GRAY};
+    k[s]<<<px_grid(a->n), PX_BLOCK, 0, st>>>(*a);
+    GL_CHECK_LAUNCH();
+}
+
+void launch_px_fused(const px_args *a, cudaStream_t st)
+{
+    px_kernel_fused<<<px_grid(a->n), PX_BLOCK, 0, st>>>(*a);
+    GL_CHECK_LAUNCH();
+}
+
+/* ================================================================ 3x3 stages: the rolling kernels */
+
+/* 2 np pixels of one row held by one lane, two per register: pixel 2j in the low 16 bits of
+ * p[j], pixel 2j + 1 in the high 16 bits. Sums of up to 16 pixels fit in 16 bits, and min / max of
+ * two 16-bit halves is one instruction (__vminu2 / __vmaxu2), so one operation serves 2 pixels. */
+typedef struct {
+    unsigned p[8]; /* np = 4 (8 pixels, 8-byte accesses) or 8 (16 pixels, 16-byte accesses) */
+} prow;
+
+/* One row's 2 np bytes as loaded (np / 2 words): kept raw while the load is in flight. */
+typedef struct {
+    unsigned w[4];
+} rawrow;
+
+static __device__ __forceinline__ rawrow raw_load(const uint8_t *in, int pitch, int x0, int y, int width, const int np)
+{
+    rawrow r = {{0, 0, 0, 0}};
+    if (x0 < 0 || x0 >= width) return r; /* outside: row_clamp_columns fills it */
+    const uint8_t *src = in + (size_t)y * pitch + x0; /* x0 % (2 np) == 0, pitch % 64 == 0: aligned, in the row */
+    if (np == 4) {
+        const uint2 v = *(const uint2 *)src;
+        r.w[0] = v.x, r.w[1] = v.y;
+    } else {
+        const uint4 v = *(const uint4 *)src;
+        r.w[0] = v.x, r.w[1] = v.y, r.w[2] = v.z, r.w[3] = v.w;
+    }
+    return r;
+}
+
+static __device__ __forceinline__ prow unpack(const rawrow &raw, const int np)
+{
+    prow r;
+#pragma unroll
+    for (int k = 0; k < np / 2; k++) {
+        r.p[2 * k] = __byte_perm(raw.w[k], 0, 0x4140);     /* bytes 0, 1 -> halves */
+        r.p[2 * k + 1] = __byte_perm(raw.w[k], 0, 0x4342); /* bytes 2, 3 */
+    }
+    return r;
+}
+
+/* Into the padding of the row too (the pitch covers whole vectors): only the caller's x0 < width matters. */
+static __device__ __forceinline__ void row_store(uint8_t *out, int pitch, int x0, int y, const prow &r, const int np)
+{
+    uint8_t *dst = out + (size_t)y * pitch + x0;
+    unsigned w[4];
+#pragma unroll
+    for (int k = 0; k < np / 2; k++) w[k] = __byte_perm(r.p[2 * k], r.p[2 * k + 1], 0x6420);
+    if (np == 4) *(uint2 *)dst = make_uint2(w[0], w[1]);
+    else *(uint4 *)dst = make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+/* The pairs (2j - 1, 2j): this lane's pairs moved right by one pixel, pixel -1 from the lane on the left. */
+static __device__ __forceinline__ prow pairs_left(const prow &r, const int np)
+{
+    prow o;
+    const unsigned from_left = __shfl_up_sync(FULL_MASK, r.p[np - 1], 1);
+    o.p[0] = __byte_perm(from_left, r.p[0], 0x5432);
+#pragma unroll
+    for (int j = 1; j < np; j++) o.p[j] = __byte_perm(r.p[j - 1], r.p[j], 0x5432);
+    return o;
+}
+
+/* The pairs (2j + 1, 2j + 2): pixel 2 np from the lane on the right. */
+static __device__ __forceinline__ prow pairs_right(const prow &r, const int np)
+{
+    prow o;
+    const unsigned from_right = __shfl_down_sync(FULL_MASK, r.p[0], 1);
+#pragma unroll
+    for (int j = 0; j < np - 1; j++) o.p[j] = __byte_perm(r.p[j], r.p[j + 1], 0x5432);
+    o.p[np - 1] = __byte_perm(r.p[np - 1], from_right, 0x5432);
+    return o;
+}
+
+static __device__ __forceinline__ unsigned half_of(unsigned pair, int h) { return h ? pair >> 16 : pair & 0xffffu; }
+
+/* Clamp to edge, columns: every pixel left of x = 0 becomes pixel 0, every pixel right of
+ * width - 1 becomes pixel width - 1 (taken from the lanes holding them). Called by the whole warp
+ * (x0w: the warp's first column) when the warp's columns reach past an edge of the picture. */
+static __device__ __forceinline__ prow row_clamp_columns(prow r, int x0, int x0w, int width, const int np)
+{
+    const int span = 2 * np;
+    const int l0 = min(max(-x0w / span, 0), 31); /* the lane holding x = 0 (pixel 0 of it) */
+    const int xw = min(max(width - 1 - x0w, 0), 32 * span - 1);
+    const int lw = xw / span, iw = xw % span; /* the lane and pixel holding x = width - 1 */
+    const unsigned first = __shfl_sync(FULL_MASK, r.p[0], l0) & 0xffffu;
+    unsigned pick = 0;
+#pragma unroll
+    for (int j = 0; j < np; j++)
+        if (j == iw / 2) pick = r.p[j];
+    const unsigned last = half_of(__shfl_sync(FULL_MASK, pick, lw), iw & 1);
+#pragma unroll
+    for (int j = 0; j < np; j++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int x = x0 + 2 * j + h;
+            if (x >= 0 && x < width) continue;
+            const unsigned v = x < 0 ? first : last;
+            r.p[j] = h ? (r.p[j] & 0xffffu) | v << 16 : (r.p[j] & 0xffff0000u) | v;
+        }
+    return r;
+}
+
+static __device__ __forceinline__ unsigned med3(unsigned a, unsigned b, unsigned c)
+{
+    return __vmaxu2(__vminu2(a, b), __vminu2(__vmaxu2(a, b), c));
+}
+
+/* Lesson (gauss): separable - a column sum a + 2b + c, then left + 2 centre + right of the sums. */
+static __device__ __forceinline__ prow stage_gauss(const prow &a, const prow &b, const prow &c, const int np)
+{
+    prow v, o;
+#pragma unroll
+    for (int j = 0; j < np; j++) v.p[j] = a.p[j] + (b.p[j] << 1) + c.p[j]; /* <= 1020 per half */
+    const prow l = pairs_left(v, np), r = pairs_right(v, np);
+#pragma unroll
+    for (int j = 0; j < np; j++) o.p[j] = ((l.p[j] + (v.p[j] << 1) + r.p[j] + 0x00080008u) >> 4) & 0x0fff0fffu;
+    return o;
+}
+
+/* Lesson (median): sort every column of three (min, median, max), then the median of the nine is
+ * the median of (the largest of the three minima, the median of the medians, the smallest of the
+ * maxima). A column's sort serves the three outputs that contain it: about 11 min/max per pair of
+ * pixels, where a sorting network per pixel needs 19 compare-exchanges per pixel. */
+static __device__ __forceinline__ prow stage_median(const prow &a, const prow &b, const prow &c, const int np)
+{
+    prow lo, mi, hi, o;
+#pragma unroll
+    for (int j = 0; j < np; j++) {
+        const unsigned mn = __vminu2(a.p[j], b.p[j]), mx = __vmaxu2(a.p[j], b.p[j]);
+        lo.p[j] = __vminu2(mn, c.p[j]);
+        hi.p[j] = __vmaxu2(mx, c.p[j]);
+        mi.p[j] = __vmaxu2(mn, __vminu2(mx, c.p[j]));
+    }
+    const prow lo_l = pairs_left(lo, np), lo_r = pairs_right(lo, np);
+    const prow mi_l = pairs_left(mi, np), mi_r = pairs_right(mi, np);
+    const prow hi_l = pairs_left(hi, np), hi_r = pairs_right(hi, np);
+#pragma unroll
+    for (int j = 0; j < np; j++) {
+        const unsigned big_lo = __vmaxu2(__vmaxu2(lo_l.p[j], lo.p[j]), lo_r.p[j]);
+        const unsigned mid_mi = med3(mi_l.p[j], mi.p[j], mi_r.p[j]);
+        const unsigned small_hi = __vminu2(__vminu2(hi_l.p[j], hi.p[j]), hi_r.p[j]);
+        o.p[j] = med3(big_lo, mid_mi, small_hi);
+    }
+    return o;
+}
+
+/* Lesson (sobel): gx and gy are signed; a bias keeps every 16-bit half positive so that no borrow
+ * crosses into the neighbouring pixel: gx + 1024, gy + 1024 in 4..2044, |g| = max(g, 2048 - g) - 1024. */
+static __device__ __forceinline__ prow stage_sobel(const prow &a, const prow &b, const prow &c, const int np)
+{
+    prow s, d, o;
+#pragma unroll
+    for (int j = 0; j < np; j++) {
+        s.p[j] = a.p[j] + (b.p[j] << 1) + c.p[j]; /* column (1 2 1) */
+        d.p[j] = c.p[j] + 0x01000100u - a.p[j];   /* bottom - top + 256 */
+    }
+    const prow s_l = pairs_left(s, np), s_r = pairs_right(s, np);
+    const prow d_l = pairs_left(d, np), d_r = pairs_right(d, np);
+#pragma unroll
+    for (int j = 0; j < np; j++) {
+        const unsigned gx = s_r.p[j] + 0x04000400u - s_l.p[j];
+        const unsigned gy = d_l.p[j] + (d.p[j] << 1) + d_r.p[j];
+        const unsigned ax = __vmaxu2(gx, 0x08000800u - gx) - 0x04000400u;
+        const unsigned ay = __vmaxu2(gy, 0x08000800u - gy) - 0x04000400u;
+        o.p[j] = __vminu2(((ax + ay) >> 2) & 0x3fff3fffu, 0x00ff00ffu);
+    }
+    return o;
+}
+
+static __device__ __forceinline__ prow stage_apply(const int s, const prow (&w)[3], const int np)
+{
+    if (s == BK_GAUSS) return stage_gauss(w[0], w[1], w[2], np);
+    if (s == BK_MEDIAN) return stage_median(w[0], w[1], w[2], np);
+    return stage_sobel(w[0], w[1], w[2], np);
+}
+
+static __device__ __forceinline__ void push(prow (&w)[3], const prow &r)
+{
+    w[0] = w[1];
+    w[1] = w[2];
+    w[2] = r;
+}
+
+/* How many times a finished row enters the next stage's window: rows 0 and height - 1 twice,
+ * as row -1 and row height (clamp to edge, rows); a picture one row high: three times. */
+static __device__ __forceinline__ int copies(int y, int height) { return 1 + (y == 0) + (y == height - 1); }
+
+/* Lesson (the rolling kernels: one stage, or nstages fused): a warp owns a strip of `rows` rows
+ * and 30 lanes x 2 np columns; it walks down the strip one input row at a time. Each stage keeps
+ * the last three rows of its input in registers (a window); a new row completes the window, the
+ * stage's row is computed and pushed into the next stage's window. Only the first stage reads
+ * memory and only the last one writes it: the intermediate rows never leave the registers. The
+ * enlarged halo: the strip reads nstages more rows above and below, and lanes 0 and 31 carry the
+ * columns left and right of the strip (each stage's shuffles spoil one more of their pixels, and
+ * 2 np >= 3 stay right). Picture edges: row and column clamping repeated after every stage (so an
+ * intermediate pixel outside the picture is the intermediate at the clamped position). */
+static __device__ __forceinline__ void rolling_body(bk_args a, const int first, const int nstages, const int np,
+                                                    const int rows)
+{
+    const int span = 2 * np, lane = threadIdx.x;
+    const int x0w = blockIdx.x * (OUT_LANES * span) - span, x0 = x0w + lane * span;
+    const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * rows;
+    if (y0 >= a.height) return; /* the whole warp */
+    const bool edge = x0w < 0 || x0w + 32 * span > a.width;
+    const bool writer = lane >= 1 && lane <= OUT_LANES && x0 < a.width;
+    const int ybeg = max(y0 - nstages, 0), ylast = min(y0 + rows - 1 + nstages, a.height - 1);
+    const int yend = min(y0 + rows, a.height);
+    prow w0[3], w1[3], w2[3];
+    int n0 = 0, n1 = 0, n2 = 0;
+    /* the next row each stage computes: the strip's top row - nstages + stage + 1, or 0 at the top */
+    int next0 = ybeg == 0 ? 0 : ybeg + 1, next1 = ybeg == 0 ? 0 : ybeg + 2, next2 = ybeg == 0 ? 0 : ybeg + 3;
+    /* Loads run PREFETCH rows ahead of the arithmetic: a warp that waited for each row before
+     * computing it would keep one load in flight, far too few bytes to cover DRAM's latency. */
+    rawrow ahead[PREFETCH];
+#pragma unroll
+    for (int i = 0; i < PREFETCH; i++) ahead[i] = raw_load(a.in, a.pitch, x0, min(ybeg + i, ylast), a.width, np);
+    for (int y = ybeg; y <= ylast; y++) {
+        prow r = unpack(ahead[0], np);
+#pragma unroll
+        for (int i = 0; i < PREFETCH - 1; i++) ahead[i] = ahead[i + 1];
+        ahead[PREFETCH - 1] = raw_load(a.in, a.pitch, x0, min(y + PREFETCH, ylast), a.width, np);
+        if (edge) r = row_clamp_columns(r, x0, x0w, a.width, np);
+        for (int c0 = copies(y, a.height); c0 > 0; c0--) {
+            push(w0, r);
+            if (++n0 < 3) continue;
+            prow r1 = stage_apply(first, w0, np);
+            if (edge) r1 = row_clamp_columns(r1, x0, x0w, a.width, np);
+            const int y1 = next0++;
+            if (nstages == 1) {
+                if (writer && y1 >= y0 && y1 < yend) row_store(a.out, a.pitch, x0, y1, r1, np);
+                continue;
+            }
+            for (int c1 = copies(y1, a.height); c1 > 0; c1--) {
+                push(w1, r1);
+                if (++n1 < 3) continue;
+                prow r2 = stage_apply(first + 1, w1, np);
+                if (edge) r2 = row_clamp_columns(r2, x0, x0w, a.width, np);
+                const int y2 = next1++;
+                if (nstages == 2) {
+                    if (writer && y2 >= y0 && y2 < yend) row_store(a.out, a.pitch, x0, y2, r2, np);
+                    continue;
+                }
+                for (int c2 = copies(y2, a.height); c2 > 0; c2--) {
+                    push(w2, r2);
+                    if (++n2 < 3) continue;
+                    const prow r3 = stage_apply(first + 2, w2, np);
+                    const int y3 = next2++;
+                    if (writer && y3 >= y0 && y3 < yend) row_store(a.out, a.pitch, x0, y3, r3, np);
+                }
+            }
+        }
+    }
+}
+
+#define BK_BOUNDS __launch_bounds__(32 * BK_WARPS)
+static __global__ void BK_BOUNDS bk_kernel_gauss(bk_args a) { rolling_body(a, BK_GAUSS, 1, 4, BK_ROWS); }
+static __global__ void BK_BOUNDS bk_kernel_median(bk_args a) { rolling_body(a, BK_MEDIAN, 1, 4, BK_ROWS); }
+static __global__ void BK_BOUNDS bk_kernel_sobel(bk_args a) { rolling_body(a, BK_SOBEL, 1, 4, BK_ROWS); }
+static __global__ void BK_BOUNDS bk_kernel_fused(bk_args a) { rolling_body(a, BK_GAUSS, 3, 4, BK_ROWS); }
+/* The median ladder's best rung: 16 pixels per lane, 16-byte loads and stores. */
+static __global__ void BK_BOUNDS median_kernel_best(bk_args a) { rolling_body(a, BK_MEDIAN, 1, 8, BK_ROWS); }
+
+static dim3 rolling_grid(const bk_args *a, int np)
+{
+    const int strips = (a->height + BK_ROWS - 1) / BK_ROWS;
+    return dim3((unsigned)((a->width + OUT_LANES * 2 * np - 1) / (OUT_LANES * 2 * np)),
+                (unsigned)((strips + BK_WARPS - 1) / BK_WARPS));
+}
+
+void launch_bk_stage(bk_stage s, const bk_args *a, cudaStream_t st)
+{
+    static void (*const k[BK_STAGES])(bk_args) = {bk_kernel_gauss, bk_kernel_median, bk_kernel_sobel};
+    k[s]<<<rolling_grid(a, 4), dim3(32, BK_WARPS), 0, st>>>(*a);
+    GL_CHECK_LAUNCH();
+}
+
+void launch_bk_fused(const bk_args *a, cudaStream_t st)
+{
+    bk_kernel_fused<<<rolling_grid(a, 4), dim3(32, BK_WARPS), 0, st>>>(*a);
+    GL_CHECK_LAUNCH();
+}
+
+/* ================================================================ the median ladder */
+
+static __device__ __forceinline__ void sort2(int &a, int &b)
+{
+    const int lo = min(a, b);
+    b = max(a, b);
+    a = lo;
+}
+
+static __device__ __forceinline__ void sort3(int &a, int &b, int &c)
+{
+    sort2(a, b);
+    sort2(b, c);
+    sort2(a, b);
+}
+
+/* The seed's median of nine (Figure 4.1): sort the rows, sort the columns, and the median is the
+ * middle of the anti-diagonal - 21 compare-exchanges, here each a min and a max (no branch). */
+static __device__ __forceinline__ int median9(int p[9])
+{
+    sort3(p[0], p[1], p[2]);
+    sort3(p[3], p[4], p[5]);
+    sort3(p[6], p[7], p[8]);
+    sort3(p[0], p[3], p[6]);
+    sort3(p[1], p[4], p[7]);
+    sort3(p[2], p[5], p[8]);
+    sort3(p[2], p[4], p[6]);
+    return p[4];
+}
+
+static __device__ __forceinline__ const uint8_t *row_at(bk_args a, int y)
+{
+    return a.in + (size_t)min(max(y, 0), a.height - 1) * a.pitch;
+}
+
+/* Lesson (scalar, the seed's first kernel): one output per thread, nine byte loads (clamped), the
+ * network, one byte stored. */
+static __global__ void median_kernel_scalar(bk_args a)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= a.width || y >= a.height) return;
+    int p[9];
+#pragma unroll
+    for (int r = 0; r < 3; r++) {
+        const uint8_t *row = row_at(a, y - 1 + r);
+#pragma unroll
+        for (int k = 0; k < 3; k++) p[3 * r + k] = row[min(max(x - 1 + k, 0), a.width - 1)];
+    }
+    a.out[(size_t)y * a.pitch + x] = (uint8_t)median9(p);
+}
+
+/* Lesson (vector, the seed's medianfilter_x4): four outputs per thread; each input row is one
+ * 4-byte load plus its left and right neighbour bytes, and the four outputs leave as one uchar4. */
+static __global__ void median_kernel_vector(bk_args a)
+{
+    const int x0 = 4 * (blockIdx.x * blockDim.x + threadIdx.x), y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x0 >= a.width || y >= a.height) return;
+    int px[3][6]; /* px[r][i]: row y - 1 + r, column x0 - 1 + i */
+#pragma unroll
+    for (int r = 0; r < 3; r++) {
+        const uint8_t *row = row_at(a, y - 1 + r);
+        const uchar4 v = *(const uchar4 *)(row + x0);
+        const int last = row[a.width - 1];
+        px[r][0] = row[max(x0 - 1, 0)];
+        px[r][1] = v.x, px[r][2] = v.y, px[r][3] = v.z, px[r][4] = v.w;
+        px[r][5] = row[min(x0 + 4, a.width - 1)];
+#pragma unroll
+        for (int i = 2; i < 5; i++)
+            if (x0 - 1 + i >= a.width) px[r][i] = last; /* past the right edge: clamp */
+    }
+    int m[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        int p[9] = {px[0][i], px[0][i + 1], px[0][i + 2], px[1][i], px[1][i + 1], px[1][i + 2],
+                    px[2][i], px[2][i + 1], px[2][i + 2]};
+        m[i] = median9(p);
+    }
+    *(uchar4 *)(a.out + (size_t)y * a.pitch + x0) = make_uchar4(m[0], m[1], m[2], m[3]);
+}
+
+/* Lesson (shared, the seed's local-memory kernel): the block stages its (32 + 2) x (8 + 2) input
+ * tile in shared memory once; the nine reads of every output are then served on chip. */
+static __global__ void median_kernel_shared(bk_args a)
+{
+    __shared__ uint8_t tile[SEED_TILE_Y + 2][SEED_TILE_X + 2];
+    const int bx = blockIdx.x * SEED_TILE_X, by = blockIdx.y * SEED_TILE_Y;
+    for (int i = threadIdx.y * SEED_TILE_X + threadIdx.x; i < (SEED_TILE_X + 2) * (SEED_TILE_Y + 2);
+         i += SEED_TILE_X * SEED_TILE_Y) {
+        const int tx = i % (SEED_TILE_X + 2), ty = i / (SEED_TILE_X + 2);
+        tile[ty][tx] = row_at(a, by - 1 + ty)[min(max(bx - 1 + tx, 0), a.width - 1)];
+    }
+    __syncthreads();
+    const int x = bx + threadIdx.x, y = by + threadIdx.y;
+    if (x >= a.width || y >= a.height) return;
+    int p[9];
+#pragma unroll
+    for (int r = 0; r < 3; r++)
+#pragma unroll
+        for (int k = 0; k < 3; k++) p[3 * r + k] = tile[threadIdx.y + r][threadIdx.x + k];
+    a.out[(size_t)y * a.pitch + x] = (uint8_t)median9(p);
+}
+
+void launch_median(median_rung r, const bk_args *a, cudaStream_t st)
+{
+    const dim3 block(SEED_TILE_X, SEED_TILE_Y);
+    const unsigned gy = (unsigned)((a->height + SEED_TILE_Y - 1) / SEED_TILE_Y);
+    switch (r) {
+    case MED_SCALAR:
+        median_kernel_scalar<<<dim3((a->width + SEED_TILE_X - 1) / SEED_TILE_X, gy), block, 0, st>>>(*a);
+        break;
+    case MED_VECTOR:
+        median_kernel_vector<<<dim3((a->width + 4 * SEED_TILE_X - 1) / (4 * SEED_TILE_X), gy), block, 0, st>>>(*a);
+        break;
+    case MED_SHARED:
+        median_kernel_shared<<<dim3((a->width + SEED_TILE_X - 1) / SEED_TILE_X, gy), block, 0, st>>>(*a);
+        break;
+    default:
+        median_kernel_best<<<rolling_grid(a, 8), dim3(32, BK_WARPS), 0, st>>>(*a);
+        break;
+    }
+    GL_CHECK_LAUNCH();
+}
+
+const char *px_stage_name(px_stage s)
+{
+    static const char *const n[PX_STAGES] = {"rgb_to_yuv", "gamma", "chroma", "yuv_to_rgb", "rgb_to_gray"};
+    return s >= 0 && s < PX_STAGES ? n[s] : "?";
+}
+
+const char *bk_stage_name(bk_stage s)
+{
+    static const char *const n[BK_STAGES] = {"gauss", "median", "sobel"};
+    return s >= 0 && s < BK_STAGES ? n[s] : "?";
+}
+
+const char *median_rung_name(median_rung r)
+{
+    static const char *const n[MED_RUNGS] = {"scalar", "vector", "shared", "best"};
+    return r >= 0 && r < MED_RUNGS ? n[r] : "?";
+}

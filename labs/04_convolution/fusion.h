@@ -1,0 +1,77 @@
+/* fusion.h - Lab 04, part 3: kernel fusion and the median ladder. The interface between the host
+ * program (fusion_run.c), the kernels (fusion.cu) and the CPU reference (fusion_reference.c, the
+ * definition of every bit).
+ *
+ * Pixel-wise pipeline (the seed's group 1), on RGBA pixels packed in a uint32 (byte 0 R, 1 G, 2 B,
+ * 3 A; YUV pictures as byte 0 Y, 1 U, 2 V, 3 A), a flat array of width x height pixels:
+ *   1 rgb_to_yuv  the seed's integer BT.601 formula (3.15): Y = ((66R + 129G + 25B + 128) >> 8) + 16,
+ *                 U = ((-38R - 74G + 112B + 128) >> 8) + 128, V = ((112R - 94G - 18B + 128) >> 8) + 128
+ *   2 gamma       Y = table[Y] (gamma 1/1.4, the table computed once on the host: px_gamma_table)
+ *   3 chroma      U, V = clamp(128 + floor(5 (U - 128) / 4)): 25% more saturation
+ *   4 yuv_to_rgb  R = clamp((298 C + 409 E + 128) >> 8), G = clamp((298 C - 100 D - 208 E + 128) >> 8),
+ *                 B = clamp((298 C + 516 D + 128) >> 8), C = Y - 16, D = U - 128, E = V - 128
+ *   5 rgb_to_gray (77 R + 150 G + 29 B + 128) >> 8 into one byte per pixel (gl_rgb_to_gray)
+ * >> is a floor everywhere (the reference adds a bias before shifting, so no negative number is
+ * ever shifted); A passes through stages 1-4.
+ *
+ * Block-based pipeline (the seed's group 2), on 8-bit gray pictures with rows `pitch` bytes apart:
+ *   1 gauss  (1 2 1; 2 4 2; 1 2 1) / 16: (sum + 8) >> 4
+ *   2 median the median of the 3x3 neighbourhood
+ *   3 sobel  min(255, (|gx| + |gy|) >> 2), gx = right column (1 2 1) - left column, gy = bottom row
+ *            (1 2 1) - top row
+ * Borders, once for every stage: clamp to edge. A stage reads its input at (clamp(x + dx, 0, W - 1),
+ * clamp(y + dy, 0, H - 1)), so every output pixel is defined and any size from 1 x 1 works. The fused
+ * kernel therefore cannot read its input with clamped coordinates alone: an intermediate pixel
+ * outside the image must be the intermediate at the clamped position, and it recomputes exactly
+ * that (fusion.cu). */
+#ifndef FUSION_H
+#define FUSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#define FUSION_PITCH_ALIGN 64 /* gray rows on the GPU: a multiple of this many bytes */
+
+typedef enum { PX_RGB_TO_YUV, PX_GAMMA, PX_CHROMA, PX_YUV_TO_RGB, PX_RGB_TO_GRAY, PX_STAGES } px_stage;
+typedef enum { BK_GAUSS, BK_MEDIAN, BK_SOBEL, BK_STAGES } bk_stage;
+typedef enum { MED_SCALAR, MED_VECTOR, MED_SHARED, MED_BEST, MED_RUNGS } median_rung;
+
+typedef struct {
+    const uint32_t *in; /* RGBA or YUVA pixels */
+    void *out;          /* uint32 pixels, or bytes after rgb_to_gray */
+    size_t n;           /* pixels */
+    const uint8_t *gamma; /* the 256-byte table on the GPU */
+} px_args;
+
+typedef struct {
+    const uint8_t *in;
+    uint8_t *out;
+    int width, height, pitch; /* pixels, pixels, bytes per row (both pictures) */
+} bk_args;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* fusion.cu */
+const char *px_stage_name(px_stage s);
+const char *bk_stage_name(bk_stage s);
+const char *median_rung_name(median_rung r);
+void launch_px_stage(px_stage s, const px_args *a, cudaStream_t st);
+void launch_px_fused(const px_args *a, cudaStream_t st); /* in: RGBA, out: gray bytes */
+void launch_bk_stage(bk_stage s, const bk_args *a, cudaStream_t st);
+void launch_bk_fused(const bk_args *a, cudaStream_t st); /* gauss -> median -> sobel in one kernel */
+void launch_median(median_rung r, const bk_args *a, cudaStream_t st);
+
+/* fusion_reference.c: the definition */
+void px_gamma_table(uint8_t table[256]);
+uint32_t px_stage_pixel(px_stage s, uint32_t p, const uint8_t gamma[256]); /* rgb_to_gray: the gray in byte 0 */
+/* One stage over n pixels: out is uint32 pixels, or bytes for rgb_to_gray. */
+void px_stage_ref(px_stage s, const uint32_t *in, void *out, size_t n, const uint8_t gamma[256]);
+uint8_t bk_stage_pixel(bk_stage s, const uint8_t *img, int width, int height, int x, int y); /* tight rows */
+void bk_stage_ref(bk_stage s, const uint8_t *in, uint8_t *out, int width, int height); /* tight rows */
+#ifdef __cplusplus
+}
+#endif
+
+#endif

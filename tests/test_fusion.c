@@ -1,0 +1,93 @@
+/* test_fusion.c - CPU tests of Lab 04 part 3's reference (fusion_reference.c, the definition every
+ * fusion and median kernel must equal): pixels computed by hand for each stage, the floors of
+ * negative numbers, clamping, and the clamp-to-edge border on pictures down to 1 x 1. */
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "fusion.h"
+#include "gl_image.h"
+
+static uint32_t rgba(int r, int g, int b, int a) { return (uint32_t)r | (uint32_t)g << 8 | (uint32_t)b << 16 | (uint32_t)a << 24; }
+
+static void test_pixel_stages(void)
+{
+    uint8_t gamma[256];
+    px_gamma_table(gamma);
+    CHECK(gamma[0] == 0 && gamma[255] == 255 && gamma[64] > 64, "gamma 1/1.4 brightens: table[64] = %d", gamma[64]);
+    /* black -> (16, 128, 128); white: Y = ((220 * 255 + 128) >> 8) + 16 = 219 + 16 */
+    CHECK(px_stage_pixel(PX_RGB_TO_YUV, rgba(0, 0, 0, 7), gamma) == rgba(16, 128, 128, 7), "black to YUV (A kept)");
+    CHECK(px_stage_pixel(PX_RGB_TO_YUV, rgba(255, 255, 255, 0), gamma) == rgba(235, 128, 128, 0), "white to YUV");
+    /* red: Y = (16830 + 128) >> 8 = 66 (+16); U = floor(-9562 / 256) = -38 (+128): a negative floor */
+    CHECK(px_stage_pixel(PX_RGB_TO_YUV, rgba(255, 0, 0, 255), gamma) == rgba(82, 90, 240, 255), "red to YUV: %08x",
+          px_stage_pixel(PX_RGB_TO_YUV, rgba(255, 0, 0, 255), gamma));
+    CHECK(px_stage_pixel(PX_GAMMA, rgba(64, 1, 2, 3), gamma) == rgba(gamma[64], 1, 2, 3), "gamma on Y only");
+    /* chroma: 128 + floor(5 (U - 128) / 4): 127 -> 128 + floor(-1.25) = 126; 240 -> 268 -> 255; 16 -> -12 -> 0 */
+    CHECK(px_stage_pixel(PX_CHROMA, rgba(9, 127, 128, 1), gamma) == rgba(9, 126, 128, 1), "chroma floor");
+    CHECK(px_stage_pixel(PX_CHROMA, rgba(9, 240, 16, 1), gamma) == rgba(9, 255, 0, 1), "chroma clamps");
+    /* YUV -> RGB: (16, 128, 128) is black, (235, 128, 128): (298 * 219 + 128) >> 8 = 255 */
+    CHECK(px_stage_pixel(PX_YUV_TO_RGB, rgba(16, 128, 128, 5), gamma) == rgba(0, 0, 0, 5), "YUV black");
+    CHECK(px_stage_pixel(PX_YUV_TO_RGB, rgba(235, 128, 128, 5), gamma) == rgba(255, 255, 255, 5), "YUV white");
+    /* Y 16, V 255: R = clamp(floor((409 * 127 + 128) / 256)) = 203, G = floor(-26288 / 256) < 0 -> 0 */
+    CHECK(px_stage_pixel(PX_YUV_TO_RGB, rgba(16, 128, 255, 0), gamma) == rgba(203, 0, 0, 0), "YUV red corner: %08x",
+          px_stage_pixel(PX_YUV_TO_RGB, rgba(16, 128, 255, 0), gamma));
+    /* gray: (77 * 10 + 150 * 20 + 29 * 30 + 128) >> 8 = 4768 >> 8 = 18 */
+    CHECK(px_stage_pixel(PX_RGB_TO_GRAY, rgba(10, 20, 30, 99), gamma) == 18, "gray");
+    CHECK(px_stage_pixel(PX_RGB_TO_GRAY, rgba(255, 255, 255, 0), gamma) == 255, "gray of white");
+    CHECK(gl_rgb_to_gray(10, 20, 30) == 18, "gl_image.h's rule is the same");
+    /* a whole stage over n pixels: bytes out for gray */
+    uint32_t in[3] = {rgba(0, 0, 0, 0), rgba(255, 255, 255, 0), rgba(10, 20, 30, 0)};
+    uint8_t out[3];
+    px_stage_ref(PX_RGB_TO_GRAY, in, out, 3, gamma);
+    CHECK(out[0] == 0 && out[1] == 255 && out[2] == 18, "px_stage_ref to bytes");
+}
+
+static void test_block_stages(void)
+{
+    /* a bright dot in the middle of 3 x 3 */
+    const uint8_t dot[9] = {0, 0, 0, 0, 255, 0, 0, 0, 0};
+    CHECK(bk_stage_pixel(BK_GAUSS, dot, 3, 3, 1, 1) == 64, "gauss centre: (4 * 255 + 8) >> 4");
+    /* clamp to edge: at (1, 0) the dot is the bottom middle (weight 2), at (0, 0) the corner (1) */
+    CHECK(bk_stage_pixel(BK_GAUSS, dot, 3, 3, 1, 0) == 32, "gauss edge: (2 * 255 + 8) >> 4");
+    CHECK(bk_stage_pixel(BK_GAUSS, dot, 3, 3, 0, 0) == 16, "gauss corner: (255 + 8) >> 4");
+    CHECK(bk_stage_pixel(BK_MEDIAN, dot, 3, 3, 1, 1) == 0, "median removes the dot");
+    const uint8_t ramp[9] = {9, 1, 8, 2, 7, 3, 6, 4, 5};
+    CHECK(bk_stage_pixel(BK_MEDIAN, ramp, 3, 3, 1, 1) == 5, "median of 1..9");
+    /* at (0, 0): the neighbourhood 9 9 1 / 9 9 1 / 2 2 7 (clamped) sorts to 1 1 2 2 7 9 9 9 9 */
+    CHECK(bk_stage_pixel(BK_MEDIAN, ramp, 3, 3, 0, 0) == 7, "median at a corner, clamped");
+    /* a vertical step 0 0 40 40: gx = 4 * 40 = 160 -> 160 >> 2 = 40 on both sides of the step */
+    const uint8_t step[12] = {0, 0, 40, 40, 0, 0, 40, 40, 0, 0, 40, 40};
+    CHECK(bk_stage_pixel(BK_SOBEL, step, 4, 3, 1, 1) == 40 && bk_stage_pixel(BK_SOBEL, step, 4, 3, 2, 1) == 40,
+          "sobel across the step");
+    CHECK(bk_stage_pixel(BK_SOBEL, step, 4, 3, 0, 0) == 0 && bk_stage_pixel(BK_SOBEL, step, 4, 3, 3, 2) == 0,
+          "sobel on the flat sides (clamped border)");
+    /* a horizontal step of 255: (|gx| + |gy|) >> 2 = 1020 >> 2 = 255; saturation above that */
+    const uint8_t hstep[9] = {0, 0, 0, 255, 255, 255, 255, 255, 255};
+    CHECK(bk_stage_pixel(BK_SOBEL, hstep, 3, 3, 1, 1) == 255, "sobel of a full step");
+    const uint8_t corner[9] = {0, 0, 0, 0, 255, 255, 0, 255, 255};
+    CHECK(bk_stage_pixel(BK_SOBEL, corner, 3, 3, 1, 1) == 255, "sobel saturates at 255 (|gx| + |gy| = 1530)");
+    /* 1 x 1: every stage gives the pixel back (gauss, median) or 0 (sobel) */
+    const uint8_t one = 77;
+    uint8_t o;
+    bk_stage_ref(BK_GAUSS, &one, &o, 1, 1);
+    CHECK(o == 77, "gauss 1x1");
+    bk_stage_ref(BK_MEDIAN, &one, &o, 1, 1);
+    CHECK(o == 77, "median 1x1");
+    bk_stage_ref(BK_SOBEL, &one, &o, 1, 1);
+    CHECK(o == 0, "sobel 1x1");
+    /* a flat picture stays flat through gauss and median, any odd size */
+    uint8_t flat[35], out[35];
+    memset(flat, 123, sizeof flat);
+    bk_stage_ref(BK_GAUSS, flat, out, 7, 5);
+    int same = 1;
+    for (int i = 0; i < 35; i++) same &= out[i] == 123;
+    bk_stage_ref(BK_MEDIAN, flat, out, 7, 5);
+    for (int i = 0; i < 35; i++) same &= out[i] == 123;
+    CHECK(same, "flat 7x5 stays flat");
+}
+
+int main(void)
+{
+    test_pixel_stages();
+    test_block_stages();
+    return check_report("test_fusion");
+}
