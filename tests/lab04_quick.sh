@@ -11,7 +11,7 @@ rc=$?
 cat "$tmp/log"
 [ "$rc" -eq 77 ] && exit 77
 [ "$rc" -eq 0 ] || { echo "FAIL: convolution --quick exited $rc"; exit 1; }
-for f in input smooth_ sharpen_ edge_; do
+for f in input smooth_ sharpen_ edge_ fusion_pixel_5_rgb_to_gray fusion_block_3_sobel; do
     ls "$tmp"/$f*.png >/dev/null 2>&1 || { echo "FAIL: --save wrote no $f*.png"; exit 1; }
 done
 awk -F, '
