@@ -114,6 +114,7 @@ run truncated 2 "truncated" -- -np 2 "$exe" --cpu --image "$tmp/short.pgm"
 run levels 2 "--levels '16' is invalid: allowed integers 1..15" -- -np 2 "$exe" --cpu --levels 16
 run convention 2 "--convention 'haar' is invalid: allowed average, orthonormal" -- -np 2 "$exe" --cpu --convention haar
 run iodir 2 "--io-dir '/no/such/dir': needs an existing, writable directory" -- -np 2 "$exe" --cpu --io-dir /no/such/dir
+run flush 2 "--flush-l2 does not apply" -- -np 2 "$exe" --cpu --flush-l2
 run levels_size 2 "4 level(s) need both sides to be multiples of 2^4" -- -np 2 "$exe" --cpu --size 40
 if run help 0 "--convention C" -- -np 2 "$exe" --help; then
     n=$(grep -c "^usage:" "$tmp/help.log")

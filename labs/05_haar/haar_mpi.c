@@ -238,6 +238,10 @@ static void parse_command_line(app *A, int argc, char **argv)
             close(saved);
         }
         if (rc == GL_CLI_EXIT_OK && help && A->world_rank == 0) help_extra();
+        if (rc == GL_CLI_RUN && A->cli.timing.flush_l2) { /* accepted by the suite's parser, meaningless here */
+            fprintf(err, "%s: --flush-l2 does not apply: haar_mpi times whole runs, not kernels in the L2\n", PROG);
+            rc = GL_CLI_USAGE;
+        }
     }
     fclose(err);
     int worst = agree(MPI_COMM_WORLD, rc);
