@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # mpi_session.sh OUTDIR: Lab 05 part 2 (haar_mpi) on a GPU machine, in one go, in under 6 minutes;
 # everything it measures goes to OUTDIR. The build is the caller's: $BUILD (default
-# /tmp/gpl-build, e.g. from tools/gpu_session.sh OUTDIR build) must hold labs/05_haar/haar_mpi.
+# /tmp/gpl-build, e.g. from tools/gpu_session.sh OUTDIR build) must hold labs/05_haar/mpi/haar_mpi.
 #   env.txt            GPUs, their links (nvidia-smi topo -m), CPU cores, Open MPI and its CUDA support
 #   gpu_EXP.csv/.log   each experiment (seed with cpu beside it, device, io, compress, weak) on 1 .. N
 #                      ranks, one GPU per rank (N = GPUs, at most $MAX_GPUS, default 2), the seed's
@@ -17,7 +17,7 @@ set -uo pipefail
 out=${1:?usage: mpi_session.sh OUTDIR}
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-/tmp/gpl-build}
-exe=$build/labs/05_haar/haar_mpi
+exe=$build/labs/05_haar/mpi/haar_mpi
 budget=${BUDGET_S:-340} # seconds for all runs: the 6 minutes less building the summary
 mkdir -p "$out"
 [ -x "$exe" ] || { echo "no $exe: build first (tools/gpu_session.sh OUTDIR build), with MPI found"; exit 1; }
