@@ -135,6 +135,19 @@ if run save 0 "saved $tmp/save/haar_mpi_96x96_keep01_orthonormal.pgm" -- -np 2 "
     [ "$size" -eq $((96 * 96 + 13)) ] || fail "save: 96x96 picture of $size bytes, expected $((96 * 96 + 13))"
 fi
 
+# 9. The charts of a run (plots/mpi_charts.sh): 4 experiments x (scaling, phases) x (PNG, SVG).
+if command -v "${GNUPLOT:-gnuplot}" >/dev/null && [ -s "$tmp/np4.csv" ]; then
+    root=$(cd "$(dirname "$0")/.." && pwd)
+    if bash "$root/plots/mpi_charts.sh" "$tmp/charts" "$tmp/np4.csv" >"$tmp/charts.log" 2>&1; then
+        n=$(find "$tmp/charts" -name 'mpi_np4_*' -size +1k | wc -l)
+        [ "$n" -eq 16 ] && echo "ok: charts ($n files)" || fail "charts: $n non-empty files, expected 16"
+    else
+        fail "charts: $(tail -5 "$tmp/charts.log")"
+    fi
+else
+    echo "note: gnuplot not found, charts not checked"
+fi
+
 # Nothing left behind in the I/O directory.
 left=$(find "$tmp" -name 'haar_mpi.*' | wc -l)
 [ "$left" -eq 0 ] || fail "$left file(s) left in the I/O directory: $(find "$tmp" -name 'haar_mpi.*' | head -3)"

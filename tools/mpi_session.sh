@@ -11,6 +11,7 @@
 #                      cores there are), the seed's sizes
 #   gpu_32768.csv/.log 32768^2 on 1 .. N GPUs (seed and device modes, 3 runs), when time is left
 #   summary.txt        the total time, speedup and efficiencies per experiment, size and rank count
+#   charts/            scaling and phase charts (plots/mpi_charts.sh), when gnuplot is installed
 # Every run checks every multi-rank result against the single-process one bit for bit (exit 1
 # otherwise); the exit status is 1 if any run failed.
 set -uo pipefail
@@ -101,5 +102,11 @@ for csv in "$out"/gpu_*.csv "$out"/cpu_x*.csv; do
     log=${csv%.csv}.log
     [ -f "$log" ] && sed -n '/^== the seed.s Table 2/,/^(xCPU/p' "$log"
 done | tee "$out/summary.txt"
+# Charts where gnuplot is installed (else: plots/mpi_charts.sh OUTDIR/charts OUTDIR/*.csv later).
+shopt -s nullglob
+csvs=("$out"/gpu_*.csv "$out"/cpu_x*.csv)
+if command -v gnuplot >/dev/null && ((${#csvs[@]})); then
+    bash "$root/plots/mpi_charts.sh" "$out/charts" "${csvs[@]}" 2>&1 | tail -3
+fi
 echo "mpi_session: $((SECONDS - start)) s, exit $status"
 exit $status
