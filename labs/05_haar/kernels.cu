@@ -80,10 +80,10 @@ static __device__ __forceinline__ float load(const float *p, gl_load_counts *c)
  * block may write its lows and highs over it (src == dst) or elsewhere. A column pass with
  * stride = pitch makes every warp-wide load touch 32 rows: 32 sectors for 128 useful bytes. */
 typedef struct {
-    const float *src;    /* line i starts at src + i * line_step */
+    const float *src;    /* line i starts at src + i * line_step (and at dst + i * dst_line_step) */
     const float *lo_src; /* inverse: the lows (first half) of lines < split come from here */
     float *dst;
-    size_t line_step, stride;
+    size_t line_step, dst_line_step, stride;
     int n, split;        /* values per line; lines whose lows come from lo_src */
     float s;
     int inverse;
@@ -93,7 +93,7 @@ typedef struct {
 static __device__ int seed_line_body(line_args a, gl_load_counts *c)
 {
     extern __shared__ float line[];
-    size_t base = (size_t)blockIdx.x * a.line_step;
+    size_t base = (size_t)blockIdx.x * a.line_step, dbase = (size_t)blockIdx.x * a.dst_line_step;
     const float *lo_src = (int)blockIdx.x < a.split ? a.lo_src : a.src;
     int h = a.n / 2;
     for (int i = threadIdx.x; i < a.n; i += blockDim.x) {
@@ -106,12 +106,12 @@ static __device__ int seed_line_body(line_args a, gl_load_counts *c)
         float x, y;
         if (!a.inverse) {
             fwd_pair(line[2 * i], line[2 * i + 1], a.s, &x, &y);
-            a.dst[base + (size_t)i * a.stride] = x;
-            a.dst[base + (size_t)(h + i) * a.stride] = y;
+            a.dst[dbase + (size_t)i * a.stride] = x;
+            a.dst[dbase + (size_t)(h + i) * a.stride] = y;
         } else {
             inv_pair(line[i], line[h + i], a.s, &x, &y);
-            a.dst[base + (size_t)(2 * i) * a.stride] = x;
-            a.dst[base + (size_t)(2 * i + 1) * a.stride] = y;
+            a.dst[dbase + (size_t)(2 * i) * a.stride] = x;
+            a.dst[dbase + (size_t)(2 * i + 1) * a.stride] = y;
         }
     }
     return 1;
@@ -472,11 +472,11 @@ static cudaError_t seed_pass(line_args a, int lines, cudaStream_t s)
     return cudaGetLastError();
 }
 
-static line_args row_pass(const float *src, float *dst, size_t pitch, int w, int h, float s, int inverse,
+/* A row pass: `src` rows src_pitch apart into `dst` rows dst_pitch apart. */
+static line_args row_pass(const float *src, float *dst, size_t src_pitch, size_t dst_pitch, int w, float s, int inverse,
                           unsigned long long *counts)
 {
-    line_args a = {src, src, dst, pitch, 1, w, 0, s, inverse, counts};
-    (void)h;
+    line_args a = {src, src, dst, src_pitch, dst_pitch, 1, w, 0, s, inverse, counts};
     return a;
 }
 
@@ -498,14 +498,14 @@ static cudaError_t passes_forward(int coalesced, const float *in, float *out, in
         int wk = w >> k, hk = h >> k;
         const float *src = k == 0 ? in : out;
         if (!coalesced) {
-            e = seed_pass(row_pass(src, out, pitch, wk, hk, s, 0, counts), hk, st);
+            e = seed_pass(row_pass(src, out, pitch, pitch, wk, s, 0, counts), hk, st);
             if (e != cudaSuccess) break;
-            line_args col = {out, out, out, 1, pitch, hk, 0, s, 0, counts}; /* line = column x */
+            line_args col = {out, out, out, 1, 1, pitch, hk, 0, s, 0, counts}; /* line = column x */
             e = seed_pass(col, wk, st);
         } else {
-            e = seed_pass(row_pass(src, scratch, pitch, wk, hk, s, 0, counts), hk, st);
+            e = seed_pass(row_pass(src, scratch, pitch, (size_t)w, wk, s, 0, counts), hk, st);
             if (e != cudaSuccess) break;
-            column_args col = {scratch, scratch, out, pitch, pitch, wk, hk, 0, s, 0, counts};
+            column_args col = {scratch, scratch, out, (size_t)w, pitch, wk, hk, 0, s, 0, counts};
             e = coalesced_columns(col, st);
         }
     }
@@ -524,14 +524,14 @@ static cudaError_t passes_inverse(int coalesced, const float *in, float *out, in
         const float *ll = k == levels - 1 ? in : out;
         float *mid = coalesced ? scratch : out;
         if (!coalesced) {
-            line_args col = {in, ll, out, 1, pitch, hk, wk / 2, si, 1, counts};
+            line_args col = {in, ll, out, 1, 1, pitch, hk, wk / 2, si, 1, counts};
             e = seed_pass(col, wk, st);
         } else {
-            column_args col = {in, ll, scratch, pitch, pitch, wk, hk, wk / 2, si, 1, counts};
+            column_args col = {in, ll, scratch, pitch, (size_t)w, wk, hk, wk / 2, si, 1, counts};
             e = coalesced_columns(col, st);
         }
         if (e != cudaSuccess) break;
-        e = seed_pass(row_pass(mid, out, pitch, wk, hk, si, 1, counts), hk, st);
+        e = seed_pass(row_pass(mid, out, coalesced ? (size_t)w : pitch, pitch, wk, si, 1, counts), hk, st);
     }
     return e;
 }
@@ -677,7 +677,7 @@ extern "C" size_t haar_gpu_scratch_bytes(haar_rung r, int w, int h, int levels)
 {
     size_t quarter = (size_t)(w / 2) * (h / 2);
     switch (r) {
-    case HAAR_COALESCED: return (size_t)w * h * sizeof(float) + 64; /* a full-size pitched copy */
+    case HAAR_COALESCED: return (size_t)w * h * sizeof(float); /* the row pass's result, rows w apart */
     case HAAR_FUSED_LEVEL: return (quarter + quarter / 4) * sizeof(float);
     case HAAR_SINGLE_PASS:
         if (levels <= HAAR_SINGLE_PASS_MAX_LEVELS) return 0;
