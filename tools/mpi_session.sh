@@ -24,7 +24,13 @@ mkdir -p "$out"
 [ -x "$exe" ] || { echo "no $exe: build first (tools/gpu_session.sh OUTDIR build), with MPI found"; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_MCA_btl=^openib # the obsolete verbs transport only warns on machines with InfiniBand cards
-io_dir=$(mktemp -d "${TMPDIR:-/tmp}/haar_mpi_io.XXXXXX")
+# The picture and result files: in memory (/dev/shm) when it has room for 32768^2 (a 1 GiB
+# picture, 4 GiB results), so that the read and write phases measure moving data through the
+# file system's interface, not a local disk's speed; else $TMPDIR or /tmp. env.txt says which.
+io_base=${TMPDIR:-/tmp}
+shm_free=$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }')
+[ "${shm_free:-0}" -gt $((12 * 1024 * 1024)) ] && io_base=/dev/shm
+io_dir=$(mktemp -d "$io_base/haar_mpi_io.XXXXXX")
 trap 'rm -rf "$io_dir"' EXIT
 start=$SECONDS
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') || gpus=0
@@ -34,6 +40,7 @@ cores=$(nproc)
   echo "cpu cores: $cores"; lscpu 2>/dev/null | grep -E 'Model name|Socket|NUMA node\(s\)'
   mpirun --version 2>&1 | head -1
   ompi_info 2>/dev/null | grep -iE 'MPI extensions|cuda' | head -5
+  echo "io dir: $io_dir ($(df -PT "$io_dir" | awk 'NR == 2 { print $2 ", " int($5 / 1048576) " GiB free" }'))"
   echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"; } >"$out/env.txt"
 
 status=0
