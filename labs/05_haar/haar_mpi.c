@@ -1427,7 +1427,7 @@ static void open_report(app *A)
     meta[k] = NULL;
     if (gl_report_open(&A->report, LAB, A->cli.csv, (const char *const *)meta)) MPI_Abort(MPI_COMM_WORLD, 1);
     A->quiet = fopen("/dev/null", "w");
-    if (A->quiet && A->report.table == stdout) A->report.table = A->quiet; /* our own tables instead */
+    if (A->quiet) A->report.table = A->quiet; /* the suite's per-row lines: our own tables instead */
 }
 
 /* One experiment at one image on every rank count; rank 0 prints and records. Returns the
