@@ -47,12 +47,12 @@ if (n_rows < 6) {
     plot data every ::0::2 using 3:xtic(2) lt 1 title "kernels", "" every ::0::2 using 4 lt 2 title "transfers"
     set title "block-based (gauss -> median -> sobel)"
     plot data every ::3::5 using 3:xtic(2) lt 1 title "kernels", "" every ::3::5 using 4 lt 2 title "transfers"
-    set title "fusion's gain: time of the mode / fused - 1"
+    set title "fusion's gain (mode / fused - 1)"
     set style histogram clustered gap 1
     set ylabel "gain (%, log)"
     set logscale y
-    set yrange [1:*]
-    set key top right font ",9" opaque
+    set yrange [1:20000]
+    set key top left font ",8" opaque samplen 1 spacing 1
     plot gains using 2:xtic(1) lt 2 title "e2e over sequential", "" using 3 lt 3 title "e2e over connected", \
          "" using 4 lt 1 title "kernels over connected", "" using 5 lt 4 title "the seed (its average)"
     unset multiplot
