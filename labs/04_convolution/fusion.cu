@@ -13,6 +13,7 @@
 
 #define FULL_MASK 0xffffffffu
 #define PX_BLOCK 256
+#define PX_VECS 4      /* 16-byte vectors (4 pixels) per thread of the pixel-wise kernels */
 #define BK_WARPS 4     /* warps per block of the rolling kernels, each one strip of rows */
 #define BK_ROWS 32     /* output rows per warp: a strip of the picture walked top to bottom */
 #define OUT_LANES 30   /* lanes 1..30 write; lanes 0 and 31 only load the halo columns */
@@ -102,43 +103,52 @@ static __device__ __forceinline__ void load_table(uint8_t *table, const uint8_t 
     __syncthreads();
 }
 
-/* Lesson (one pixel-wise stage, and the fused pipeline): each thread reads 4 pixels in one
- * 16-byte load, applies stages first..last in registers, writes 16 bytes (4 bytes once the
- * pixels are gray). One stage per kernel: every intermediate picture goes to DRAM and back;
- * fused (px_fused_gray): only the input and the final gray picture touch DRAM. */
+/* Lesson (one pixel-wise stage, and the fused pipeline): each thread reads 16 pixels in four
+ * 16-byte loads (all four issued before any arithmetic), applies stages first..last in registers,
+ * and writes them back (4 bytes per 4 pixels once they are gray). One stage per kernel: every
+ * intermediate picture goes to DRAM and back; fused (px_fused_gray): only the input and the final
+ * gray picture touch DRAM. */
 static __device__ __forceinline__ void px_body(px_args a, const int first, const int last)
 {
     __shared__ uint8_t table[256];
     if (first <= PX_GAMMA && last >= PX_GAMMA) load_table(table, a.gamma);
-    const size_t i = 4 * ((size_t)blockIdx.x * blockDim.x + threadIdx.x);
-    if (i >= a.n) return;
-    uint32_t p[4];
-    const bool whole = i + 4 <= a.n;
-    if (whole) {
-        uint4 v = ((const uint4 *)a.in)[i / 4];
-        p[0] = v.x, p[1] = v.y, p[2] = v.z, p[3] = v.w;
-    } else {
-        for (int k = 0; k < 4; k++) p[k] = i + k < a.n ? a.in[i + k] : 0;
+    uint32_t p[PX_VECS][4];
+    size_t at[PX_VECS];
+#pragma unroll
+    for (int v = 0; v < PX_VECS; v++) { /* vector v of the thread: consecutive threads, consecutive vectors */
+        at[v] = 4 * ((size_t)blockIdx.x * PX_BLOCK * PX_VECS + (size_t)v * PX_BLOCK + threadIdx.x);
+        if (at[v] + 4 <= a.n) {
+            const uint4 x = ((const uint4 *)a.in)[at[v] / 4];
+            p[v][0] = x.x, p[v][1] = x.y, p[v][2] = x.z, p[v][3] = x.w;
+        } else {
+            for (int k = 0; k < 4; k++) p[v][k] = at[v] + k < a.n ? a.in[at[v] + k] : 0;
+        }
     }
-    if (first == PX_RGB_TO_YUV && last == PX_RGB_TO_GRAY) {
 #pragma unroll
-        for (int k = 0; k < 4; k++) p[k] = px_fused_gray(p[k], table);
-    } else {
+    for (int v = 0; v < PX_VECS; v++) {
+        if (first == PX_RGB_TO_YUV && last == PX_RGB_TO_GRAY) {
 #pragma unroll
-        for (int s = first; s <= last; s++)
+            for (int k = 0; k < 4; k++) p[v][k] = px_fused_gray(p[v][k], table);
+        } else {
 #pragma unroll
-            for (int k = 0; k < 4; k++) p[k] = px_apply(s, p[k], table);
-    }
-    if (last == PX_RGB_TO_GRAY) {
-        uint8_t *o = (uint8_t *)a.out + i;
-        if (whole) *(uint32_t *)o = p[0] | p[1] << 8 | p[2] << 16 | p[3] << 24;
-        else
-            for (int k = 0; i + k < a.n; k++) o[k] = (uint8_t)p[k];
-    } else {
-        uint32_t *o = (uint32_t *)a.out + i;
-        if (whole) *(uint4 *)o = make_uint4(p[0], p[1], p[2], p[3]);
-        else
-            for (int k = 0; i + k < a.n; k++) o[k] = p[k];
+            for (int s = first; s <= last; s++)
+#pragma unroll
+                for (int k = 0; k < 4; k++) p[v][k] = px_apply(s, p[v][k], table);
+        }
+        const size_t i = at[v];
+        if (i >= a.n) continue;
+        const bool whole = i + 4 <= a.n;
+        if (last == PX_RGB_TO_GRAY) {
+            uint8_t *o = (uint8_t *)a.out + i;
+            if (whole) *(uint32_t *)o = p[v][0] | p[v][1] << 8 | p[v][2] << 16 | p[v][3] << 24;
+            else
+                for (int k = 0; i + k < a.n; k++) o[k] = (uint8_t)p[v][k];
+        } else {
+            uint32_t *o = (uint32_t *)a.out + i;
+            if (whole) *(uint4 *)o = make_uint4(p[v][0], p[v][1], p[v][2], p[v][3]);
+            else
+                for (int k = 0; i + k < a.n; k++) o[k] = p[v][k];
+        }
     }
 }
 
@@ -151,7 +161,11 @@ PX_STAGE_KERNEL(PX_YUV_TO_RGB)
 PX_STAGE_KERNEL(PX_RGB_TO_GRAY)
 static __global__ void __launch_bounds__(PX_BLOCK) px_kernel_fused(px_args a) { px_body(a, PX_RGB_TO_YUV, PX_RGB_TO_GRAY); }
 
-static dim3 px_grid(size_t n) { return dim3((unsigned)((n + 4 * PX_BLOCK - 1) / (4 * PX_BLOCK))); }
+static dim3 px_grid(size_t n)
+{
+    const size_t per_block = 4 * PX_BLOCK * PX_VECS;
+    return dim3((unsigned)((n + per_block - 1) / per_block));
+}
 
 void launch_px_stage(px_stage s, const px_args *a, cudaStream_t st)
 {
@@ -169,9 +183,11 @@ void launch_px_fused(const px_args *a, cudaStream_t st)
 
 /* ================================================================ 3x3 stages: the rolling kernels */
 
-/* 2 np pixels of one row held by one lane, two per register: pixel 2j in the low 16 bits of
- * p[j], pixel 2j + 1 in the high 16 bits. Sums of up to 16 pixels fit in 16 bits, and min / max of
- * two 16-bit halves is one instruction (__vminu2 / __vmaxu2), so one operation serves 2 pixels. */
+/* 2 np pixels of one row held by one lane, two per register: pixel j (0 <= j < np) in the low 16
+ * bits of p[j], pixel np + j in the high 16 bits. Sums of up to 16 pixels fit in 16 bits, and min /
+ * max of two 16-bit halves is one instruction (__vminu2 / __vmaxu2), so one operation serves 2
+ * pixels. This split keeps a whole row shifted by one pixel in registers: p[j - 1] already holds
+ * the left neighbours of p[j], so a shift costs one shuffle and one byte permute (for p[0]). */
 typedef struct {
     unsigned p[8]; /* np = 4 (8 pixels, 8-byte accesses) or 8 (16 pixels, 16-byte accesses) */
 } prow;
@@ -196,13 +212,14 @@ static __device__ __forceinline__ rawrow raw_load(const uint8_t *in, int pitch, 
     return r;
 }
 
+/* Bytes j and np + j into the halves of p[j]: byte j % 4 of word j / 4 and of word (np + j) / 4. */
 static __device__ __forceinline__ prow unpack(const rawrow &raw, const int np)
 {
     prow r;
 #pragma unroll
-    for (int k = 0; k < np / 2; k++) {
-        r.p[2 * k] = __byte_perm(raw.w[k], 0, 0x4140);     /* bytes 0, 1 -> halves */
-        r.p[2 * k + 1] = __byte_perm(raw.w[k], 0, 0x4342); /* bytes 2, 3 */
+    for (int j = 0; j < np; j++) {
+        const unsigned sel = (unsigned)(j & 3) | (unsigned)(4 + (j & 3)) << 8; /* -> result bytes 0 and 2 */
+        r.p[j] = __byte_perm(raw.w[j / 4], raw.w[(np + j) / 4], sel) & 0x00ff00ffu;
     }
     return r;
 }
@@ -213,30 +230,36 @@ static __device__ __forceinline__ void row_store(uint8_t *out, int pitch, int x0
     uint8_t *dst = out + (size_t)y * pitch + x0;
     unsigned w[4];
 #pragma unroll
-    for (int k = 0; k < np / 2; k++) w[k] = __byte_perm(r.p[2 * k], r.p[2 * k + 1], 0x6420);
+    for (int k = 0; k < np / 4; k++) { /* pixels 4k..4k+3 (low halves) and np + 4k.. (high halves) */
+        const unsigned a = __byte_perm(r.p[4 * k], r.p[4 * k + 1], 0x6240);     /* lo0 lo1 hi0 hi1 */
+        const unsigned b = __byte_perm(r.p[4 * k + 2], r.p[4 * k + 3], 0x6240); /* lo2 lo3 hi2 hi3 */
+        w[k] = __byte_perm(a, b, 0x5410);
+        w[np / 4 + k] = __byte_perm(a, b, 0x7632);
+    }
     if (np == 4) *(uint2 *)dst = make_uint2(w[0], w[1]);
     else *(uint4 *)dst = make_uint4(w[0], w[1], w[2], w[3]);
 }
 
-/* The pairs (2j - 1, 2j): this lane's pairs moved right by one pixel, pixel -1 from the lane on the left. */
+/* The row moved right by one pixel (each pixel's left neighbour): p[j - 1], and for p[0] the left
+ * lane's last pixel beside this lane's pixel np - 1. */
 static __device__ __forceinline__ prow pairs_left(const prow &r, const int np)
 {
     prow o;
     const unsigned from_left = __shfl_up_sync(FULL_MASK, r.p[np - 1], 1);
-    o.p[0] = __byte_perm(from_left, r.p[0], 0x5432);
+    o.p[0] = __byte_perm(from_left, r.p[np - 1], 0x5432); /* (left lane's pixel 2np - 1, pixel np - 1) */
 #pragma unroll
-    for (int j = 1; j < np; j++) o.p[j] = __byte_perm(r.p[j - 1], r.p[j], 0x5432);
+    for (int j = 1; j < np; j++) o.p[j] = r.p[j - 1];
     return o;
 }
 
-/* The pairs (2j + 1, 2j + 2): pixel 2 np from the lane on the right. */
+/* Each pixel's right neighbour: p[j + 1], and for p[np - 1] pixel np beside the right lane's pixel 0. */
 static __device__ __forceinline__ prow pairs_right(const prow &r, const int np)
 {
     prow o;
     const unsigned from_right = __shfl_down_sync(FULL_MASK, r.p[0], 1);
 #pragma unroll
-    for (int j = 0; j < np - 1; j++) o.p[j] = __byte_perm(r.p[j], r.p[j + 1], 0x5432);
-    o.p[np - 1] = __byte_perm(r.p[np - 1], from_right, 0x5432);
+    for (int j = 0; j < np - 1; j++) o.p[j] = r.p[j + 1];
+    o.p[np - 1] = __byte_perm(r.p[0], from_right, 0x5432); /* (pixel np, right lane's pixel 0) */
     return o;
 }
 
@@ -248,20 +271,20 @@ static __device__ __forceinline__ unsigned half_of(unsigned pair, int h) { retur
 static __device__ __forceinline__ prow row_clamp_columns(prow r, int x0, int x0w, int width, const int np)
 {
     const int span = 2 * np;
-    const int l0 = min(max(-x0w / span, 0), 31); /* the lane holding x = 0 (pixel 0 of it) */
+    const int l0 = min(max(-x0w / span, 0), 31); /* the lane holding x = 0 (its pixel 0: low half of p[0]) */
     const int xw = min(max(width - 1 - x0w, 0), 32 * span - 1);
     const int lw = xw / span, iw = xw % span; /* the lane and pixel holding x = width - 1 */
     const unsigned first = __shfl_sync(FULL_MASK, r.p[0], l0) & 0xffffu;
     unsigned pick = 0;
 #pragma unroll
     for (int j = 0; j < np; j++)
-        if (j == iw / 2) pick = r.p[j];
-    const unsigned last = half_of(__shfl_sync(FULL_MASK, pick, lw), iw & 1);
+        if (j == iw % np) pick = r.p[j];
+    const unsigned last = half_of(__shfl_sync(FULL_MASK, pick, lw), iw / np);
 #pragma unroll
     for (int j = 0; j < np; j++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            const int x = x0 + 2 * j + h;
+            const int x = x0 + j + h * np;
             if (x >= 0 && x < width) continue;
             const unsigned v = x < 0 ? first : last;
             r.p[j] = h ? (r.p[j] & 0xffffu) | v << 16 : (r.p[j] & 0xffff0000u) | v;
