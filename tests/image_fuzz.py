@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""image_fuzz.py EXE [COUNT] [SEED]: deterministic fuzzing of a lab's --image reader (gl_image.h).
+"""image_fuzz.py EXE [COUNT] [SEED] [MULTIPLE]: deterministic fuzzing of a lab's --image reader (gl_image.h).
 
 Writes COUNT (default 200) malformed or odd image files to a temporary directory - a fixed list
 first (truncated data, wrong magic, wrong maxval, zero and oversized sides, headers promising
@@ -200,6 +200,9 @@ def main(argv):
     exe = argv[1]
     count = int(argv[2]) if len(argv) > 2 else 200
     seed = int(argv[3]) if len(argv) > 3 else 20261122
+    # MULTIPLE (argv[4], default 1): the lab needs sides that are multiples of it (Lab 05: 2^L) and
+    # may refuse a valid picture whose sides are not, with exit 2 naming the file.
+    multiple = int(argv[4]) if len(argv) > 4 else 1
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
     try:
         usage = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=10, env=env,
@@ -225,7 +228,8 @@ def main(argv):
                 with open(path, "wb") as f:
                     f.write(data)
             size = pgm_size(data) if data is not None else None
-            allowed = (77,) if size and min(size) >= 3 else (2, 77) if size else (2,)
+            fits = size and min(size) >= max(3, multiple) and size[0] % multiple == 0 and size[1] % multiple == 0
+            allowed = (77,) if fits else (2, 77) if size else (2,)
             what = f"{os.path.basename(path)} ({'valid %dx%d' % size if size else 'invalid'}, {len(data or b'')} bytes)"
             try:
                 run = subprocess.run([exe, "--image", path, "--quick"], capture_output=True, text=True,

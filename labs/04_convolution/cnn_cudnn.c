@@ -49,8 +49,7 @@ static const char *algo_name(cudnnConvolutionFwdAlgo_t a)
 }
 
 cnn_status cnn_cudnn_prepare(const cnn_shape *s, const float *x, const float *w, float *y, int heuristic,
-                             size_t *workspace_bytes,
-                             const char **name)
+                             size_t *workspace_bytes, const char **name)
 {
     cnn_status st = cnn_check(s);
     if (st != CNN_OK) return st;
@@ -139,10 +138,9 @@ void cnn_cudnn_release(void)
 int cnn_cudnn_available(void) { return 0; }
 const char *cnn_cudnn_version(void) { return "not built (meson found no cuDNN)"; }
 cnn_status cnn_cudnn_prepare(const cnn_shape *s, const float *x, const float *w, float *y, int heuristic,
-                             size_t *workspace_bytes,
-                             const char **name)
+                             size_t *workspace_bytes, const char **name)
 {
-    (void)s, (void)x, (void)w, (void)y;
+    (void)s, (void)x, (void)w, (void)y, (void)heuristic;
     *workspace_bytes = 0;
     *name = "-";
     return CNN_ERR_VARIANT;

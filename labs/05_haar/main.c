@@ -598,7 +598,7 @@ static void load_picture(lab05 *L, picture *p)
     gl_cli *c = &L->lab.cli;
     char err[512];
     if (c->image) {
-        if (gl_pgm_read(c->image, &p->img, err, sizeof err)) {
+        if (gl_image_read_gray(c->image, &p->img, err, sizeof err)) {
             fprintf(stderr, "%s: --image: %s\n", PROG, err);
             exit(GL_EXIT_USAGE);
         }
