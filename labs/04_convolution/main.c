@@ -67,6 +67,7 @@ static const gl_cli_spec SPEC = {
     16384,
     "side of the square image of ladder and beyond (pixels), instead of 3072",
     1,
+    NULL, 0, /* no options of its own */
 };
 
 /* The seed's Table 3-5, GTX 1660 Ti, 3072 x 3072, microseconds: CF = 1 (base), 2, 4, 8, 12, 16. */
