@@ -449,6 +449,8 @@ static __global__ void BK_BOUNDS bk_kernel_gauss(bk_args a) { rolling_body(a, BK
 static __global__ void BK_BOUNDS bk_kernel_median(bk_args a) { rolling_body(a, BK_MEDIAN, 1, 4, BK_ROWS); }
 static __global__ void BK_BOUNDS bk_kernel_sobel(bk_args a) { rolling_body(a, BK_SOBEL, 1, 4, BK_ROWS); }
 static __global__ void BK_BOUNDS bk_kernel_fused(bk_args a) { rolling_body(a, BK_GAUSS, 3, 4, BK_ROWS); }
+/* The same with 16 pixels per lane: half the shuffles and loop work per pixel, 148 registers. */
+static __global__ void BK_BOUNDS bk_kernel_fused_w16(bk_args a) { rolling_body(a, BK_GAUSS, 3, 8, BK_ROWS); }
 /* The median ladder's best rung: 16 pixels per lane, 16-byte loads and stores. */
 static __global__ void BK_BOUNDS median_kernel_best(bk_args a) { rolling_body(a, BK_MEDIAN, 1, 8, BK_ROWS); }
 
@@ -466,9 +468,10 @@ void launch_bk_stage(bk_stage s, const bk_args *a, cudaStream_t st)
     GL_CHECK_LAUNCH();
 }
 
-void launch_bk_fused(const bk_args *a, cudaStream_t st)
+void launch_bk_fused(const bk_args *a, int wide, cudaStream_t st)
 {
-    bk_kernel_fused<<<rolling_grid(a, 4), dim3(32, BK_WARPS), 0, st>>>(*a);
+    if (wide) bk_kernel_fused_w16<<<rolling_grid(a, 8), dim3(32, BK_WARPS), 0, st>>>(*a);
+    else bk_kernel_fused<<<rolling_grid(a, 4), dim3(32, BK_WARPS), 0, st>>>(*a);
     GL_CHECK_LAUNCH();
 }
 

@@ -60,7 +60,8 @@ const char *median_rung_name(median_rung r);
 void launch_px_stage(px_stage s, const px_args *a, cudaStream_t st);
 void launch_px_fused(const px_args *a, cudaStream_t st); /* in: RGBA, out: gray bytes */
 void launch_bk_stage(bk_stage s, const bk_args *a, cudaStream_t st);
-void launch_bk_fused(const bk_args *a, cudaStream_t st); /* gauss -> median -> sobel in one kernel */
+/* gauss -> median -> sobel in one kernel; wide: 16 pixels per lane instead of 8 */
+void launch_bk_fused(const bk_args *a, int wide, cudaStream_t st);
 void launch_median(median_rung r, const bk_args *a, cudaStream_t st);
 
 /* fusion_reference.c: the definition */
