@@ -199,6 +199,9 @@ static void help_extra(void)
            "  --cpu              CPU cluster run: every experiment computes with the C reference, no GPU\n"
            "  --io-dir DIR       where the picture and result files go (default $TMPDIR or /tmp;\n"
            "                     a directory every node sees for a multi-node run)\n"
+           "here --reps defaults to 10 and --warmup to 1 (whole runs, each timed: the seed's protocol);\n"
+           "--image must be a binary PGM (the io experiment reads its rows in place); --save DIR writes\n"
+           "the compress experiment's reconstructions (PGM) of the run on all ranks\n"
            "run with mpirun, one rank per GPU: mpirun -np 2 haar_mpi  (see labs/05_haar/README.md)\n");
 }
 
