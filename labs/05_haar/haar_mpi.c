@@ -1067,111 +1067,147 @@ static void save_reconstruction(const app *A, const source *S, const float *rec,
 /* Run experiment `e` (on the GPU or the CPU) for image S on the ranks of comm; rank 0 verifies
  * against the single-process results and fills R (per keep for compress). Returns the status
  * (0 or 1) on rank 0, 0 elsewhere. */
+/* "WHAT, N rank(s), PART" for the messages of a failed comparison. */
+static const char *label(char *buf, size_t len, const char *what, const problem *P, const char *part)
+{
+    snprintf(buf, len, "%s, %d rank(s), %s", what, P->ranks, part);
+    return buf;
+}
+
+/* Add the count of a further comparison to R->checked (-1 once any comparison failed). */
+static void add_checked(result *R, long long c) { R->checked = R->checked < 0 || c < 0 ? -1 : R->checked + c; }
+
+/* seed, cpu, weak: the timed runs, then the assembled layout and the result file against the
+ * single-process forward, and a distributed inverse against the single-process inverse. */
+static void run_seed_experiment(const app *A, problem *P, const source *S, const char *name, result *R)
+{
+    char what[160];
+    run_ctx X = {RUN_SEED, S, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, NULL, NULL};
+    run_timed(A, P, &X, R);
+    if (P->rank == 0) {
+        float *file = (float *)gl_host_alloc(S->n * sizeof(float), "the result file");
+        read_floats(P->out_path, file, S->n);
+        add_checked(R, verify(label(what, sizeof what, name, P, "forward (assembled layout)"), P->h_out,
+                              S->ref_forward, S->n));
+        if (R->checked >= 0 && verify(label(what, sizeof what, name, P, "result file"), file, S->ref_forward, S->n) < 0)
+            R->checked = -1;
+        free(file);
+        remove(P->out_path);
+    }
+    seed_inverse(A, P);
+    if (P->rank == 0 && R->checked >= 0)
+        add_checked(R, verify(label(what, sizeof what, name, P, "inverse"), P->h_gathered, S->ref_inverse, S->n));
+}
+
+/* io: the timed runs, then the file the ranks wrote with MPI-IO against the single-process forward. */
+static void run_io_experiment(const app *A, problem *P, const source *S, result *R)
+{
+    char what[160];
+    run_ctx X = {RUN_IO, S, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, NULL, NULL};
+    io_types(P, &X.file_type, &X.mem_type);
+    run_timed(A, P, &X, R);
+    MPI_Type_free(&X.file_type);
+    MPI_Type_free(&X.mem_type);
+    if (P->rank != 0) return;
+    read_floats(P->out_path, P->h_out, S->n);
+    add_checked(R, verify(label(what, sizeof what, "io", P, "result file (MPI-IO)"), P->h_out, S->ref_forward, S->n));
+    remove(P->out_path);
+}
+
+/* device: the timed runs, then the layout assembled on rank 0's GPU against the single-process forward. */
+static void run_device_experiment(const app *A, problem *P, const source *S, result *R)
+{
+    char what[160];
+    device_bufs D;
+    device_open(A, P, S, &D);
+    run_ctx X = {RUN_DEVICE, S, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, &D, NULL};
+    run_timed(A, P, &X, R);
+    if (P->rank == 0) {
+        GL_CHECK(cudaMemcpy(P->h_out, D.d_result, S->n * sizeof(float), cudaMemcpyDeviceToHost));
+        add_checked(R, verify(label(what, sizeof what, "device", P, "forward (assembled on rank 0's GPU)"), P->h_out,
+                              S->ref_forward, S->n));
+    }
+    device_close(&D);
+}
+
+/* compress, one keep fraction after the timed runs: the kept coefficients (assembled), the
+ * reconstruction and the PSNR against the single process's. */
+static void check_compress(const app *A, problem *P, const source *S, const compress_state *C, int k, result *R)
+{
+    char what[160], part[64];
+    MPI_Gatherv(P->h_strip, P->mine.rows, P->row_f32, P->h_gathered, P->counts, P->displs, P->row_f32, 0, P->comm);
+    if (P->rank == 0) {
+        assemble(P, P->h_gathered, P->h_out);
+        snprintf(part, sizeof part, "keep %d%%, kept coefficients", KEEP_PCT[k]);
+        add_checked(R, verify(label(what, sizeof what, "compress", P, part), P->h_out, S->ref_kept[k], S->n));
+    }
+    MPI_Gatherv(C->h_rec, P->mine.rows, P->row_f32, P->h_gathered, P->counts, P->displs, P->row_f32, 0, P->comm);
+    if (P->rank != 0 || R->checked < 0) return;
+    snprintf(part, sizeof part, "keep %d%%, reconstruction", KEEP_PCT[k]);
+    add_checked(R, verify(label(what, sizeof what, "compress", P, part), P->h_gathered, S->ref_recon[k], S->n));
+    if (R->checked >= 0 && memcmp(&C->psnr, &S->ref_psnr[k], sizeof(double)) != 0) {
+        fprintf(stderr, "VERIFICATION FAILED: compress keep %d%%, %d rank(s): PSNR %.17g dB, one process %.17g dB\n",
+                KEEP_PCT[k], P->ranks, C->psnr, S->ref_psnr[k]);
+        R->checked = -1;
+    }
+    if (R->checked >= 0 && A->cli.save && P->ranks == A->world_size)
+        save_reconstruction(A, S, P->h_gathered, KEEP_PCT[k]);
+}
+
+/* compress: the pixels are scattered once, untimed; then, per keep fraction, the timed runs and
+ * the checks. R[k] for KEEP_PCT[k]. */
+static void run_compress_experiment(const app *A, problem *P, const source *S, result *R)
+{
+    MPI_Scatterv(P->rank == 0 ? S->pixels : NULL, P->counts, P->displs, P->row_u8, P->h_u8, P->mine.rows, P->row_u8,
+                 0, P->comm);
+    compress_state C;
+    memset(&C, 0, sizeof C);
+    C.h_rec = (float *)gl_host_alloc(P->strip_n * sizeof(float), "the reconstruction");
+    run_ctx X = {RUN_COMPRESS, S, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, NULL, &C};
+    for (int k = 0; k < N_KEEP; k++) {
+        C.keep = keep_count(S->n, KEEP_PCT[k]);
+        run_timed(A, P, &X, &R[k]);
+        R[k].psnr = C.psnr;
+        R[k].threshold = C.sel.threshold;
+        R[k].ties = C.sel.ties;
+        R[k].ties_kept = C.sel.ties_kept;
+        check_compress(A, P, S, &C, k, &R[k]);
+    }
+    free(C.h_rec);
+}
+
+/* Run experiment `e` (on the GPU or the CPU) for image S on the ranks of comm; rank 0 compares
+ * with the single-process results and fills R (R[0 .. N_KEEP-1] for compress). Returns 1 on rank 0
+ * when a comparison failed, else 0. */
 static int run_experiment(const app *A, int e, int use_gpu, const source *S, MPI_Comm comm, result *R)
 {
     problem P;
     problem_open(A, &P, comm, S, use_gpu);
-    run_ctx X = {RUN_SEED, S, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, NULL, NULL};
-    const char *name = NAMES[e].name;
-    char what[160];
-    int failed = 0;
-    snprintf(P.out_path, sizeof P.out_path, "%s/%s.%s.f32", A->io_dir, A->tag, name);
-    if (e == EXP_SEED || e == EXP_CPU || e == EXP_WEAK) {
-        run_timed(A, &P, &X, R);
-        snprintf(what, sizeof what, "%s, %d rank(s), forward (assembled layout)", name, P.ranks);
-        if (P.rank == 0) {
-            float *file = (float *)gl_host_alloc(S->n * sizeof(float), "the result file");
-            read_floats(P.out_path, file, S->n);
-            R->checked = verify(what, P.h_out, S->ref_forward, S->n);
-            snprintf(what, sizeof what, "%s, %d rank(s), result file", name, P.ranks);
-            if (R->checked >= 0 && verify(what, file, S->ref_forward, S->n) < 0) R->checked = -1;
-            free(file);
-        }
-        seed_inverse(A, &P);
-        snprintf(what, sizeof what, "%s, %d rank(s), inverse", name, P.ranks);
-        if (P.rank == 0 && R->checked >= 0) {
-            long long c = verify(what, P.h_gathered, S->ref_inverse, S->n);
-            R->checked = c < 0 ? -1 : R->checked + c;
-        }
-        if (P.rank == 0) remove(P.out_path);
-    } else if (e == EXP_IO) {
-        X.kind = RUN_IO;
-        io_types(&P, &X.file_type, &X.mem_type);
-        run_timed(A, &P, &X, R);
-        MPI_Type_free(&X.file_type);
-        MPI_Type_free(&X.mem_type);
-        if (P.rank == 0) {
-            read_floats(P.out_path, P.h_out, S->n);
-            snprintf(what, sizeof what, "io, %d rank(s), result file (MPI-IO)", P.ranks);
-            R->checked = verify(what, P.h_out, S->ref_forward, S->n);
-            remove(P.out_path);
-        }
-    } else if (e == EXP_DEVICE) {
-        device_bufs D;
-        device_open(A, &P, S, &D);
-        X.kind = RUN_DEVICE;
-        X.D = &D;
-        run_timed(A, &P, &X, R);
-        if (P.rank == 0) {
-            GL_CHECK(cudaMemcpy(P.h_out, D.d_result, S->n * sizeof(float), cudaMemcpyDeviceToHost));
-            snprintf(what, sizeof what, "device, %d rank(s), forward (assembled on rank 0's GPU)", P.ranks);
-            R->checked = verify(what, P.h_out, S->ref_forward, S->n);
-        }
-        device_close(&D);
-    } else { /* compress: the pixels are scattered once, untimed; then per keep fraction */
-        MPI_Scatterv(P.rank == 0 ? S->pixels : NULL, P.counts, P.displs, P.row_u8, P.h_u8, P.mine.rows, P.row_u8, 0,
-                     comm);
-        compress_state C;
-        memset(&C, 0, sizeof C);
-        C.h_rec = (float *)gl_host_alloc(P.strip_n * sizeof(float), "the reconstruction");
-        X.kind = RUN_COMPRESS;
-        X.C = &C;
-        for (int k = 0; k < N_KEEP; k++) {
-            C.keep = keep_count(S->n, KEEP_PCT[k]);
-            run_timed(A, &P, &X, &R[k]);
-            R[k].psnr = C.psnr;
-            R[k].threshold = C.sel.threshold;
-            R[k].ties = C.sel.ties;
-            R[k].ties_kept = C.sel.ties_kept;
-            /* gather the kept coefficients and the reconstruction; compare with one process */
-            MPI_Gatherv(P.h_strip, P.mine.rows, P.row_f32, P.h_gathered, P.counts, P.displs, P.row_f32, 0, comm);
-            if (P.rank == 0) {
-                assemble(&P, P.h_gathered, P.h_out);
-                snprintf(what, sizeof what, "compress %d%%, %d rank(s), kept coefficients", KEEP_PCT[k], P.ranks);
-                R[k].checked = verify(what, P.h_out, S->ref_kept[k], S->n);
-            }
-            MPI_Gatherv(C.h_rec, P.mine.rows, P.row_f32, P.h_gathered, P.counts, P.displs, P.row_f32, 0, comm);
-            if (P.rank == 0 && R[k].checked >= 0) {
-                snprintf(what, sizeof what, "compress %d%%, %d rank(s), reconstruction", KEEP_PCT[k], P.ranks);
-                long long c = verify(what, P.h_gathered, S->ref_recon[k], S->n);
-                R[k].checked = c < 0 ? -1 : R[k].checked + c;
-                if (R[k].checked >= 0 && memcmp(&C.psnr, &S->ref_psnr[k], sizeof(double)) != 0) {
-                    fprintf(stderr, "VERIFICATION FAILED: compress %d%%, %d rank(s): PSNR %.17g dB, one process "
-                                    "%.17g dB\n", KEEP_PCT[k], P.ranks, C.psnr, S->ref_psnr[k]);
-                    R[k].checked = -1;
-                }
-            }
-            if (P.rank == 0 && R[k].checked < 0) failed = 1;
-            if (P.rank == 0 && !failed && A->cli.save && P.ranks == A->world_size)
-                save_reconstruction(A, S, P.h_gathered, KEEP_PCT[k]);
-        }
-        free(C.h_rec);
+    snprintf(P.out_path, sizeof P.out_path, "%s/%s.%s.f32", A->io_dir, A->tag, NAMES[e].name);
+    int n_res = 1;
+    switch (e) {
+    case EXP_IO: run_io_experiment(A, &P, S, R); break;
+    case EXP_DEVICE: run_device_experiment(A, &P, S, R); break;
+    case EXP_COMPRESS: run_compress_experiment(A, &P, S, R); n_res = N_KEEP; break;
+    default: run_seed_experiment(A, &P, S, NAMES[e].name, R); break; /* seed, cpu, weak */
     }
-    if (P.rank == 0 && e != EXP_COMPRESS && R->checked < 0) failed = 1;
+    int failed = 0;
+    for (int k = 0; k < n_res; k++) failed |= P.rank == 0 && R[k].checked < 0;
     problem_close(&P);
     return failed;
 }
 
 /* ---------------------------------------------------------------- reporting */
 
-/* Bytes a phase moves (for GB/s): the image as floats through scatter, H2D, D2H, gather, write;
- * the 8-bit picture through read. NAN where no single figure applies. */
+/* Bytes a phase moves in all (for an aggregate GB/s): the image as floats through scatter, H2D,
+ * D2H, gather, assemble, write; the 8-bit picture through read. NAN where no single figure applies. */
 static double phase_bytes(int e, int k, size_t n)
 {
     switch (k) {
     case PH_READ: return (double)n;
-    case PH_SCATTER: case PH_H2D: case PH_D2H: case PH_GATHER: case PH_WRITE: case PH_ASSEMBLE:
-        return e == EXP_COMPRESS ? NAN : 4.0 * n;
+    case PH_SCATTER: case PH_GATHER: case PH_WRITE: case PH_ASSEMBLE: return e == EXP_COMPRESS ? NAN : 4.0 * n;
+    case PH_H2D: case PH_D2H: /* device: staging copies and rank 0's whole-image copies mixed */
+        return e == EXP_COMPRESS || e == EXP_DEVICE ? NAN : 4.0 * n;
     default: return NAN;
     }
 }
@@ -1247,9 +1283,9 @@ static void table_line(int e, const source *S, const result *R, const result *on
     v[PH_COUNT + 2] = e == EXP_WEAK ? one->med[PH_KERNEL] / R->med[PH_KERNEL]
                                     : one->med[PH_KERNEL] / (R->ranks * R->med[PH_KERNEL]);
     v[PH_COUNT + 3] = e == EXP_WEAK || e == EXP_COMPRESS ? NAN : S->cpu_ref_ms / R->med[PH_TOTAL];
-    char label[16];
-    snprintf(label, sizeof label, "%d", R->ranks);
-    gl_table_line(g_out, TABLE, TABLE_COLS, label, v);
+    char ranks[16];
+    snprintf(ranks, sizeof ranks, "%d", R->ranks);
+    gl_table_line(g_out, TABLE, TABLE_COLS, ranks, v);
 }
 
 /* ---------------------------------------------------------------- sizes and rank counts */
@@ -1368,6 +1404,7 @@ typedef struct {
     int side;
     double cpu_ref_ms, seed1, seedP, cpuP; /* totals: 1 rank and all ranks (seed), all ranks (cpu) */
 } ours_row;
+#define MAX_OURS 8
 
 static void print_seed_table(const app *A, const ours_row *ours, int n)
 {
@@ -1385,12 +1422,34 @@ static void print_seed_table(const app *A, const ours_row *ours, int n)
         double v[8] = {s ? s->over_cpu : NAN, s ? s->over_gpu : NAN, s ? s->over_cluster : NAN,
                        s ? s->over_gpu / 4 : NAN, ours[i].cpu_ref_ms / ours[i].seedP, ours[i].seed1 / ours[i].seedP,
                        ours[i].cpuP / ours[i].seedP, ours[i].seed1 / ours[i].seedP / A->world_size};
-        char label[32];
-        snprintf(label, sizeof label, "%dx%d", ours[i].side, ours[i].side);
-        gl_table_line(g_out, cols, 9, label, v);
+        char size[32];
+        snprintf(size, sizeof size, "%dx%d", ours[i].side, ours[i].side);
+        gl_table_line(g_out, cols, 9, size, v);
     }
     fprintf(g_out, "(xCPU: over one core running the C reference; xGPU: over the 1-rank run; xCluster: over the "
            "cpu experiment on the same ranks; eff = xGPU / ranks)\n");
+}
+
+/* Keep, per square size, the totals Table 2 compares: the seed mode on 1 and on all ranks, the
+ * cpu experiment on all ranks, and the C reference's time. */
+static void remember_totals(const app *A, int e, const source *S, const result *all, ours_row *ours, int *n_ours)
+{
+    int j = 0;
+    while (j < *n_ours && ours[j].side != S->width) j++;
+    if (j == *n_ours) {
+        if (*n_ours == MAX_OURS) return;
+        memset(&ours[j], 0, sizeof ours[j]);
+        ours[j].side = S->width;
+        ours[j].seed1 = ours[j].seedP = ours[j].cpuP = NAN;
+        (*n_ours)++;
+    }
+    ours[j].cpu_ref_ms = S->cpu_ref_ms;
+    if (e == EXP_SEED) {
+        ours[j].seed1 = all[0].med[PH_TOTAL];
+        ours[j].seedP = all[A->n_rank_counts - 1].med[PH_TOTAL];
+    } else {
+        ours[j].cpuP = all[A->n_rank_counts - 1].med[PH_TOTAL];
+    }
 }
 
 /* ---------------------------------------------------------------- main */
@@ -1538,7 +1597,7 @@ int main(int argc, char **argv)
     open_report(&A);
 
     int status = 0;
-    ours_row ours[8];
+    ours_row ours[MAX_OURS];
     int n_ours = 0;
     static result all[N_KEEP * MAX_RANK_COUNTS];
     for (int e = 0; e < EXP_COUNT && !status; e++) {
@@ -1564,26 +1623,8 @@ int main(int argc, char **argv)
             source S;
             source_open(&A, &S, L.sides[i], L.sides[i], use_gpu, e);
             status = scale(&A, e, use_gpu, &S, 0, all);
-            /* remember the totals the seed's Table 2 compares */
-            if (A.world_rank == 0 && !status && (e == EXP_SEED || e == EXP_CPU) && S.width == S.height) {
-                int j = 0;
-                while (j < n_ours && ours[j].side != S.width) j++;
-                if (j == n_ours && n_ours < 8) {
-                    memset(&ours[n_ours], 0, sizeof ours[0]);
-                    ours[n_ours].side = S.width;
-                    ours[n_ours].seed1 = ours[n_ours].seedP = ours[n_ours].cpuP = NAN;
-                    n_ours++;
-                }
-                if (j < n_ours) {
-                    ours[j].cpu_ref_ms = S.cpu_ref_ms;
-                    if (e == EXP_SEED) {
-                        ours[j].seed1 = all[0].med[PH_TOTAL];
-                        ours[j].seedP = all[A.n_rank_counts - 1].med[PH_TOTAL];
-                    } else {
-                        ours[j].cpuP = all[A.n_rank_counts - 1].med[PH_TOTAL];
-                    }
-                }
-            }
+            if (A.world_rank == 0 && !status && (e == EXP_SEED || e == EXP_CPU) && S.width == S.height)
+                remember_totals(&A, e, &S, all, ours, &n_ours);
             source_close(&A, &S);
         }
     }
