@@ -8,15 +8,15 @@ set xlabel "levels L"
 set ylabel "GB/s on the floor (2 x 4 bytes per pixel, median)"
 set yrange [0:*]
 set xrange [0.5:*]
-set key bottom left maxrows 4 width -2
-floor(v) = (strcol("experiment") eq "levels" && strcol("variant") eq v) ? column("param") : NaN
+set key outside right top vertical
+lv(v) = (strcol("experiment") eq "levels" && strcol("variant") eq v) ? column("param") : NaN
 fgbs = "8.0 * column(\"size\") / (column(\"median_ms\") * 1e6)"
-plot csv using (floor("seed")):(@fgbs) with linespoints lt 3 title "1 seed", \
-     "" using (floor("coalesced")):(@fgbs) with linespoints lt 2 title "2 coalesced", \
-     "" using (floor("fused_level")):(@fgbs) with linespoints lt 1 title "3 per level", \
-     "" using (floor("single_pass")):(@fgbs) with linespoints lt 4 title "4 single pass", \
-     "" using (floor("seed_inv")):(@fgbs) with linespoints lt 3 dt (4,3) pt 6 title "1 seed, inverse", \
-     "" using (floor("coalesced_inv")):(@fgbs) with linespoints lt 2 dt (4,3) pt 4 title "2 coalesced, inverse", \
-     "" using (floor("fused_level_inv")):(@fgbs) with linespoints lt 1 dt (4,3) pt 6 title "3 per level, inverse", \
-     "" using (floor("single_pass_inv")):(@fgbs) with linespoints lt 4 dt (4,3) pt 12 title "4 single pass, inverse", \
+plot csv using (lv("seed")):(@fgbs) with linespoints lt 3 title "1 seed", \
+     "" using (lv("coalesced")):(@fgbs) with linespoints lt 2 title "2 coalesced", \
+     "" using (lv("fused_level")):(@fgbs) with linespoints lt 1 title "3 per level", \
+     "" using (lv("single_pass")):(@fgbs) with linespoints lt 4 title "4 single pass", \
+     "" using (lv("seed_inv")):(@fgbs) with linespoints lt 3 dt (4,3) pt 6 title "1 seed, inverse", \
+     "" using (lv("coalesced_inv")):(@fgbs) with linespoints lt 2 dt (4,3) pt 4 title "2 coalesced, inverse", \
+     "" using (lv("fused_level_inv")):(@fgbs) with linespoints lt 1 dt (4,3) pt 6 title "3 per level, inverse", \
+     "" using (lv("single_pass_inv")):(@fgbs) with linespoints lt 4 dt (4,3) pt 12 title "4 single pass, inverse", \
      copy_gbs with lines ls 11 title sprintf("cudaMemcpy D2D (%.0f GB/s)", copy_gbs)
