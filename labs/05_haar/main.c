@@ -54,7 +54,7 @@ static const gl_cli_spec SPEC = {
     (int)(sizeof NAMES / sizeof NAMES[0]),
     2,
     32768,
-    "side of the square image of sizes and levels (pixels) instead of 8192 / 16384",
+    "side of the square image of sizes and levels (instead of 8192 / 16384) and of compress's generated picture",
     1,
     OPTS,
     1,
@@ -607,7 +607,7 @@ static void load_picture(lab05 *L, picture *p)
             exit(GL_EXIT_USAGE);
         }
     } else {
-        int side = c->quick ? 256 : 2048;
+        int side = c->size ? (int)c->size : c->quick ? 256 : 2048;
         if (gl_image_generate(&p->img, side, side, c->seed)) {
             fprintf(stderr, "%s: out of host memory for a %d x %d picture\n", PROG, side, side);
             exit(GL_EXIT_FAIL);
