@@ -19,7 +19,7 @@ out=${1:?usage: mpi_session.sh OUTDIR}
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-/tmp/gpl-build}
 exe=$build/labs/05_haar/mpi/haar_mpi
-budget=${BUDGET_S:-340} # seconds for all runs: the 6 minutes less building the summary
+budget=${BUDGET_S:-330} # seconds for all runs: the 6 minutes less the summary and the charts
 mkdir -p "$out"
 [ -x "$exe" ] || { echo "no $exe: build first (tools/gpu_session.sh OUTDIR build), with MPI found"; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
