@@ -45,8 +45,10 @@ headlines() {
       lab == "03_occupancy" && e == "tail" && v == "chunks" { if (!w) w = p + 0; if (p + 0 == w + 1) h3 = $c["ratio"] }
       lab == "04_convolution" && e == "ladder" { t[v] = $c["median_ms"] }
       lab == "04_convolution" && e == "sizes" && p == 16384 { s[v] = $c["median_ms"]; if (v == "W16_DP4A_R8") h2 = $c["pct_of_copy"] }
+      lab == "05_haar" && e == "sizes" && n == 268435456 && p == 4 { t[v] = $c["median_ms"]; if (v == "single_pass") h2 = $c["pct_of_copy"]; if (v == "single_pass_inv") h3 = $c["pct_of_copy"] }
       END {
         if (lab == "03_occupancy" && t["S2"]) h1 = t["S1"] / t["S2"]
+        if (lab == "05_haar" && t["single_pass"]) h1 = t["seed"] / t["single_pass"]
         if (lab == "04_convolution") {
           if (t["CM_CF12_Vec"]) h1 = t["GM"] / t["CM_CF12_Vec"]
           if (s["W16_DP4A_R8"] && s["NPP"]) h3 = s["NPP"] / s["W16_DP4A_R8"]
@@ -55,7 +57,7 @@ headlines() {
       }' "$2"
 }
 
-for lab in 01_coalescing 02_divergence 03_occupancy 04_convolution; do
+for lab in 01_coalescing 02_divergence 03_occupancy 04_convolution 05_haar; do
     case $lab in
         01_coalescing) titles=("non-coalesced / coalesced time, 4M" "copy_vec4, % of memcpy" "copy (4-byte loads), % of memcpy")
                        seed=("Tesla K40" 52.3 "" "") ;;
@@ -65,6 +67,8 @@ for lab in 01_coalescing 02_divergence 03_occupancy 04_convolution; do
                       seed=("Tesla K40" 1.04 "" "") ;;
         04_convolution) titles=("3072^2: GM time / CM_CF12_Vec time" "16384^2, best rung: % of memcpy" "16384^2: NPP time / best rung time")
                         seed=("GTX 1660 Ti" 3.22 "" "") ;;
+        05_haar) titles=("16384^2, 4 levels: seed rung time / single pass time" "single pass: % of memcpy (8 bytes/pixel)" "single-pass inverse: % of memcpy")
+                 seed=("GTX 780" "" "" "") ;;  # the seed published no comparable figure
     esac
     dat=$out/${lab%%_*}_compare.dat
     : >"$dat"
@@ -78,7 +82,8 @@ for lab in 01_coalescing 02_divergence 03_occupancy 04_convolution; do
         rows=$((rows + 1))
     done
     ((rows)) || continue
-    printf '"%s (seed document)"\t%s\t%s\t%s\n' "${seed[0]}" "${seed[1]:-NaN}" "${seed[2]:-NaN}" "${seed[3]:-NaN}" >>"$dat"
+    [[ -n ${seed[1]}${seed[2]}${seed[3]} ]] &&
+        printf '"%s (seed document)"\t%s\t%s\t%s\n' "${seed[0]}" "${seed[1]:-NaN}" "${seed[2]:-NaN}" "${seed[3]:-NaN}" >>"$dat"
     for fmt in png svg; do
         chart=$out/${lab%%_*}_compare
         err=$("$gnuplot" -e "set loadpath '$root/plots'; out='$chart'; fmt='$fmt'; dat='$dat'; lab='$lab'" \
