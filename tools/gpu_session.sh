@@ -7,7 +7,7 @@
 #   full      every lab's full run, CSV and log (NN_name.csv, NN_name.log); for Lab 05 also the
 #             PyTorch peer (plots/haar_torch.py -> 05_haar.torch.csv)
 #   ncu       the Nsight Compute cross-checks (lab 01: sectors/request; lab 02: efficiency;
-#             lab 03: occupancy and SM efficiency)
+#             lab 03: occupancy and SM efficiency; lab 05: requests and sectors/request)
 # $LABS (default: every lab) limits the per-lab steps, e.g. LABS="02_divergence".
 set -uo pipefail
 out=$1; shift
@@ -64,6 +64,7 @@ for step in "$@"; do
           01_*) script=$root/plots/ncu_check.py ;;
           02_*) script=$root/plots/ncu_check_lab02.py ;;
           03_*) script=$root/plots/ncu_check_lab03.py ;;
+          05_*) script=$root/plots/ncu_check_lab05.py ;;
           *) continue ;;
         esac
         python3 "$script" "$exe" "$out/ncu_$lab.csv" >"$out/ncu_$lab.log" 2>&1 || status=1
