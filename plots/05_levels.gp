@@ -3,20 +3,29 @@
 # Inputs: csv, out, fmt, gpu, copy_gbs.
 load "style.gp"
 
-set title sprintf("Lab 05 - what each level costs: GB/s on the 8-byte-per-pixel floor (%s)", gpu)
-set xlabel "levels L"
-set ylabel "GB/s on the floor (2 x 4 bytes per pixel, median)"
-set yrange [0:*]
-set xrange [0.5:*]
-set key outside right top vertical
-lv(v) = (strcol("experiment") eq "levels" && strcol("variant") eq v) ? column("param") : NaN
+# GB/s on the floor, as a macro (defined outside the block: @ is expanded when the block is read)
 fgbs = "8.0 * column(\"size\") / (column(\"median_ms\") * 1e6)"
-plot csv using (lv("seed")):(@fgbs) with linespoints lt 3 title "1 seed", \
-     "" using (lv("coalesced")):(@fgbs) with linespoints lt 2 title "2 coalesced", \
-     "" using (lv("fused_level")):(@fgbs) with linespoints lt 1 title "3 per level", \
-     "" using (lv("single_pass")):(@fgbs) with linespoints lt 4 title "4 single pass", \
-     "" using (lv("seed_inv")):(@fgbs) with linespoints lt 3 dt (4,3) pt 6 title "1 seed, inverse", \
-     "" using (lv("coalesced_inv")):(@fgbs) with linespoints lt 2 dt (4,3) pt 4 title "2 coalesced, inverse", \
-     "" using (lv("fused_level_inv")):(@fgbs) with linespoints lt 1 dt (4,3) pt 6 title "3 per level, inverse", \
-     "" using (lv("single_pass_inv")):(@fgbs) with linespoints lt 4 dt (4,3) pt 12 title "4 single pass, inverse", \
-     copy_gbs with lines ls 11 title sprintf("cudaMemcpy D2D (%.0f GB/s)", copy_gbs)
+n_levels = int(system(sprintf("grep -c '^[^#]*,levels,' '%s' || true", csv)))
+if (n_levels == 0) {
+    set title sprintf("Lab 05 - levels (%s): no levels rows in this CSV (run --only levels)", gpu)
+    unset border; unset tics; unset key
+    set label "no levels rows" at graph 0.5, graph 0.5 center
+    plot 2 notitle lc rgb "white"
+} else {
+    set title sprintf("Lab 05 - what each level costs: GB/s on the 8-byte-per-pixel floor (%s)", gpu)
+    set xlabel "levels L"
+    set ylabel "GB/s on the floor (2 x 4 bytes per pixel, median)"
+    set yrange [0:*]
+    set xrange [0.5:*]
+    set key outside right top vertical
+    lv(v) = (strcol("experiment") eq "levels" && strcol("variant") eq v) ? column("param") : NaN
+    plot csv using (lv("seed")):(@fgbs) with linespoints lt 3 title "1 seed", \
+         "" using (lv("coalesced")):(@fgbs) with linespoints lt 2 title "2 coalesced", \
+         "" using (lv("fused_level")):(@fgbs) with linespoints lt 1 title "3 per level", \
+         "" using (lv("single_pass")):(@fgbs) with linespoints lt 4 title "4 single pass", \
+         "" using (lv("seed_inv")):(@fgbs) with linespoints lt 3 dt (4,3) pt 6 title "1 seed, inverse", \
+         "" using (lv("coalesced_inv")):(@fgbs) with linespoints lt 2 dt (4,3) pt 4 title "2 coalesced, inverse", \
+         "" using (lv("fused_level_inv")):(@fgbs) with linespoints lt 1 dt (4,3) pt 6 title "3 per level, inverse", \
+         "" using (lv("single_pass_inv")):(@fgbs) with linespoints lt 4 dt (4,3) pt 12 title "4 single pass, inverse", \
+         copy_gbs with lines ls 11 title sprintf("cudaMemcpy D2D (%.0f GB/s)", copy_gbs)
+}
