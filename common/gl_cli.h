@@ -90,7 +90,8 @@ static inline void gl_cli_help(const gl_cli_spec *s, FILE *f)
             s->prog, s->summary, s->prog, s->size_help, s->size_min, s->size_max,
             (unsigned long long)GL_DEFAULT_SEED);
     if (s->takes_images)
-        fprintf(f, "  --image FILE       input picture: 8-bit binary PGM (P5, maxval 255); default: generated\n"
+        fprintf(f, "  --image FILE       input picture: 8-bit PGM (P5), PPM (P6) or PNG (when built with libpng);\n"
+                   "                     default: generated\n"
                    "  --save DIR         write the input and every output picture there (PGM and PNG)\n");
     for (int i = 0; i < s->n_opts; i++)
         fprintf(f, "  %-8s N         %s; allowed %lld..%lld (default %lld)\n", s->opts[i].flag, s->opts[i].help,

@@ -127,8 +127,10 @@ static void test_csv(void)
 }
 
 static const gl_name NAMES[] = {{"alpha", "a"}, {"beta", "b"}, {"b1", "variant of beta"}};
-static const gl_cli_spec SPEC = {"prog", "test", NAMES, 3, 32, 1 << 20, "elements", 0};
-static const gl_cli_spec SPEC_IMG = {"prog", "test", NAMES, 3, 32, 1 << 20, "elements", 1};
+static const gl_cli_spec SPEC = {"prog", "test", NAMES, 3, 32, 1 << 20, "elements", 0, NULL, 0};
+static const gl_cli_spec SPEC_IMG = {"prog", "test", NAMES, 3, 32, 1 << 20, "elements", 1, NULL, 0};
+static const gl_opt OPTS[] = {{"--levels", "levels of the transform", 1, 15, 4}, {"--k", "a second one", -3, 3, 0}};
+static const gl_cli_spec SPEC_OPT = {"prog", "test", NAMES, 3, 32, 1 << 20, "elements", 0, OPTS, 2};
 
 static const gl_cli_spec *parse_spec = &SPEC;
 
@@ -269,6 +271,17 @@ static void test_cli(void)
     EXPECT_USAGE("--image '': needs a file name", "--image=");
     EXPECT_USAGE("--save '/no/such/dir': needs an existing, writable directory", "--save", "/no/such/dir");
     EXPECT_USAGE("--save '/dev/null': needs an existing, writable directory", "--save", "/dev/null");
+    /* A lab's own integer options (Lab 05's --levels): defaults, values, ranges, unknown elsewhere. */
+    EXPECT_USAGE("unknown option '--levels'", "--levels", "3");
+    parse_spec = &SPEC_OPT;
+    rc = parse(&c, msg, sizeof msg, 1, ARGV(NULL));
+    CHECK(rc == GL_CLI_RUN && c.opt[0] == 4 && c.opt[1] == 0, "option defaults: %lld %lld", c.opt[0], c.opt[1]);
+    rc = parse(&c, msg, sizeof msg, NARGS("--levels", "15", "--k=-3"), ARGV("--levels", "15", "--k=-3"));
+    CHECK(rc == GL_CLI_RUN && c.opt[0] == 15 && c.opt[1] == -3, "option values: %d %lld %lld", rc, c.opt[0], c.opt[1]);
+    EXPECT_USAGE("--levels '0' is invalid: allowed integers 1..15 (levels of the transform)", "--levels", "0");
+    EXPECT_USAGE("--levels '16' is invalid", "--levels=16");
+    EXPECT_USAGE("--k '4' is invalid: allowed integers -3..3", "--k", "4");
+    EXPECT_USAGE("--levels needs a value", "--levels");
     parse_spec = &SPEC;
 }
 
