@@ -13,6 +13,7 @@
 #include "gl_check.h"
 #include "gl_cli.h"
 #include "gl_device.h"
+#include "gl_image.h"
 #include "gl_report.h"
 #include "gl_rng.h"
 #include "gl_timing.h"
@@ -23,6 +24,7 @@
 
 typedef struct {
     const char *name; /* lab id, e.g. "01_coalescing" */
+    const char *prog; /* the executable's name, for messages */
     gl_cli cli;
     gl_device_info dev;
     gl_timer timer;
@@ -35,6 +37,7 @@ static inline void gl_lab_parse(gl_lab *L, const char *name, const gl_cli_spec *
                                 char **argv)
 {
     L->name = name;
+    L->prog = spec->prog;
     int rc = gl_cli_parse(&L->cli, spec, argc, argv, stderr);
     if (rc == GL_CLI_EXIT_OK) exit(GL_EXIT_OK);
     if (rc == GL_CLI_USAGE) exit(GL_EXIT_USAGE);
@@ -202,6 +205,24 @@ static inline void gl_arrays_free(gl_arrays *A)
     free(A->h_y);
     GL_CHECK(cudaFree(A->d_x));
     GL_CHECK(cudaFree(A->d_y));
+}
+
+/* --save: write `img` as DIR/NAME.pgm and DIR/NAME.png; a file that cannot be written ends the
+ * run with the path and the reason (exit 1). */
+static inline void gl_lab_save_picture(const gl_lab *L, const char *name, const gl_image *img)
+{
+    char path[1200], err[512];
+    snprintf(path, sizeof path, "%s/%s.pgm", L->cli.save, name);
+    if (gl_pgm_write(path, img, err, sizeof err)) {
+        fprintf(stderr, "%s: --save: %s\n", L->prog, err);
+        exit(GL_EXIT_FAIL);
+    }
+    snprintf(path, sizeof path, "%s/%s.png", L->cli.save, name);
+    if (gl_png_write_gray8(path, img, err, sizeof err)) {
+        fprintf(stderr, "%s: --save: %s\n", L->prog, err);
+        exit(GL_EXIT_FAIL);
+    }
+    printf("saved %s/%s.pgm and .png\n", L->cli.save, name);
 }
 
 /* Say so when a bandwidth experiment's working set would sit in the L2 (< 4x its size). */

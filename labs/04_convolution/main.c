@@ -398,29 +398,13 @@ static void run_sizes(lab04 *L)
 
 /* ---------------------------------------------------------------- --save */
 
-static void save_picture(const lab04 *L, const char *name, const gl_image *img)
-{
-    char path[1200], err[512];
-    snprintf(path, sizeof path, "%s/%s.pgm", L->lab.cli.save, name);
-    if (gl_pgm_write(path, img, err, sizeof err)) {
-        fprintf(stderr, "%s: --save: %s\n", PROG, err);
-        exit(GL_EXIT_FAIL);
-    }
-    snprintf(path, sizeof path, "%s/%s.png", L->lab.cli.save, name);
-    if (gl_png_write_gray8(path, img, err, sizeof err)) {
-        fprintf(stderr, "%s: --save: %s\n", PROG, err);
-        exit(GL_EXIT_FAIL);
-    }
-    printf("saved %s/%s.pgm and .png\n", L->lab.cli.save, name);
-}
-
 /* The input and each filter's output (the fastest kernel's, checked against the reference, with
  * the frame copied from the input so that the picture is whole). */
 static void save_pictures(lab04 *L, gpu_image *g)
 {
     if (!L->lab.cli.save) return;
     gl_image in = {g->width, g->height, g->h_in};
-    save_picture(L, "input", &in);
+    gl_lab_save_picture(&L->lab, "input", &in);
     conv_kernel k = L->best_us[3] > 0 ? L->best[3] : K_W16_DP4A_R8;
     for (int fi = 0; fi < N_FILTERS; fi++) {
         const conv_filter *f = &CONV_FILTERS[fi];
@@ -439,7 +423,7 @@ static void save_pictures(lab04 *L, gpu_image *g)
         gl_image out = {g->width, g->height, g->h_out};
         char name[64];
         snprintf(name, sizeof name, "%s_%s", f->name, conv_kernel_name(k));
-        save_picture(L, name, &out);
+        gl_lab_save_picture(&L->lab, name, &out);
     }
 }
 

@@ -444,22 +444,6 @@ typedef struct {
     int w, h;
 } picture;
 
-static void save_picture(const lab05 *L, const gl_image *m, const char *name)
-{
-    char path[1200], err[512];
-    snprintf(path, sizeof path, "%s/%s.png", L->lab.cli.save, name);
-    if (gl_png_write_gray8(path, m, err, sizeof err)) {
-        fprintf(stderr, "%s: --save: %s\n", PROG, err);
-        exit(GL_EXIT_FAIL);
-    }
-    snprintf(path, sizeof path, "%s/%s.pgm", L->lab.cli.save, name);
-    if (gl_pgm_write(path, m, err, sizeof err)) {
-        fprintf(stderr, "%s: --save: %s\n", PROG, err);
-        exit(GL_EXIT_FAIL);
-    }
-    printf("saved %s/%s.png and .pgm\n", L->lab.cli.save, name);
-}
-
 /* A reconstruction as an 8-bit picture: rounded and clamped, as the PSNR counts it. */
 static void save_u8(const lab05 *L, const float *v, int w, int h, const char *name)
 {
@@ -468,7 +452,7 @@ static void save_u8(const lab05 *L, const float *v, int w, int h, const char *na
         float r = v[i];
         m.pixels[i] = (unsigned char)(r < 0.0f ? 0 : r > 255.0f ? 255 : lrintf(r));
     }
-    save_picture(L, &m, name);
+    gl_lab_save_picture(&L->lab, name, &m);
     free(m.pixels);
 }
 
@@ -480,7 +464,7 @@ static void save_mosaic(const lab05 *L, const float *coef, int w, int h, const c
     for (size_t i = 0; i < (size_t)w * h; i++) top = fmax(top, log1p(fabs(coef[i])));
     for (size_t i = 0; i < (size_t)w * h; i++)
         m.pixels[i] = (unsigned char)lrint(top > 0 ? 255.0 * log1p(fabs(coef[i])) / top : 0);
-    save_picture(L, &m, name);
+    gl_lab_save_picture(&L->lab, name, &m);
     free(m.pixels);
 }
 
@@ -583,7 +567,7 @@ static void run_compress(lab05 *L, const picture *p)
     gl_lab_heading("compress", "%d x %d picture, %d levels: keep the largest k%% (CUB), reconstruct, PSNR", p->w, p->h,
                    L->levels);
     L->compress_open = gl_lab_open_beside(&L->lab, &L->compress_csv, ".compress.csv", COMPRESS_HEADER) == 0;
-    if (L->lab.cli.save) save_picture(L, &p->img, "input");
+    if (L->lab.cli.save) gl_lab_save_picture(&L->lab, "input", &p->img);
     compress_convention(L, p, HAAR_AVERAGE);
     compress_convention(L, p, HAAR_ORTHONORMAL);
     if (L->compress_open) gl_out_close(&L->compress_csv);
