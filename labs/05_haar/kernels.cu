@@ -228,10 +228,10 @@ typedef struct {
     unsigned long long *counts;
 } tile_args;
 
-/* The position in the transformed strip of a coefficient: sub-band `band` (0 LL of the last
- * level, else 1 + 3 (k - 1) + {0 HL, 1 LH, 2 HH} for level k), element (r, col) of the strip's
- * part of that sub-band. Returns the tile-relative (y, x) in shared memory in *ty, *tx and the
- * image position in *gy, *gx. */
+/* Where the strip's part of one sub-band lives: `band` 0 is the LL of the last level, else
+ * 1 + 3 (k - 1) + {0 HL, 1 LH, 2 HH} for level k (k >= 2 are the ones kept in shared memory).
+ * Element (r, col) of that part sits in shared memory at (r * step + oy, col * step + ox) of the
+ * level-1 approximation, and in the image at (gy0 + r, gx0 + col). */
 typedef struct {
     int rows, cols;     /* the strip's part of the sub-band */
     int step, oy, ox;   /* shared position = (r * step + oy, col * step + ox) */
