@@ -307,12 +307,11 @@ static int wanted(const lab05 *L, const char *experiment) { return gl_cli_select
 /* ---------------------------------------------------------------- experiments */
 
 /* Sizes that do not allow the levels asked for are skipped with a line (only with --levels). */
-static int size_allows(const lab05 *L, int w, int h, int levels)
+static int size_allows(int w, int h, int levels)
 {
     char err[256];
     if (haar_check(w, h, levels, err, sizeof err) == 0) return 1;
     printf("skipped %d x %d: %s\n", w, h, err);
-    (void)L;
     return 0;
 }
 
@@ -356,7 +355,7 @@ static void run_paper(lab05 *L)
     for (int i = 0; i < 3; i++) {
         int side = SEED_TABLE2[i].side;
         if (L->lab.cli.quick && side > 1024) continue;
-        if (!size_allows(L, side, side, levels)) continue;
+        if (!size_allows(side, side, levels)) continue;
         haar_case k;
         case_create(&k, side, side, (size_t)side, levels, HAAR_AVERAGE, L->lab.cli.seed + (uint64_t)side);
         gpu[i] = NAN;
@@ -388,7 +387,7 @@ static void run_sizes(lab05 *L)
     if (L->lab.cli.quick && !L->lab.cli.size) sizes[0][0] = 2048, sizes[0][1] = 1024;
     for (int i = 0; i < count; i++) {
         int w = sizes[i][0], h = sizes[i][1];
-        if (!size_allows(L, w, h, levels)) continue;
+        if (!size_allows(w, h, levels)) continue;
         haar_case k;
         case_create(&k, w, h, (size_t)w, levels, HAAR_AVERAGE, L->lab.cli.seed + 100 + (uint64_t)i);
         gl_lab_note_working_set(&L->lab, 8.0 * w * h);
