@@ -159,6 +159,27 @@ static inline void gl_lab_fill_timing(const gl_lab *L, gl_row *row, const gl_tim
     }
 }
 
+/* The bandwidth ceiling on scratch buffers of `bytes` (a cudaMemcpy device to device, bytes read
+ * + written), then the report opened with it and its `ceiling` row written first, the terminal
+ * table showing `metric`. Returns the ceiling in GB/s. For labs whose ceiling needs no arrays of
+ * their own (Labs 04 and 05). */
+static inline double gl_lab_open_report_at_ceiling(gl_lab *L, size_t bytes, gl_table_metric metric)
+{
+    void *src = gl_device_alloc(bytes, "copy source"), *dst = gl_device_alloc(bytes, "copy target");
+    GL_CHECK(cudaMemset(src, 1, bytes));
+    gl_timing t = gl_time_memcpy(&L->timer, dst, src, bytes, &L->cli.timing);
+    GL_CHECK(cudaFree(src));
+    GL_CHECK(cudaFree(dst));
+    double copy_gbs = gl_gbs(2.0 * bytes, t.ms.median);
+    gl_lab_open_report(L, copy_gbs);
+    L->report.metric = metric;
+    gl_row row = gl_row_new("ceiling", "memcpy_d2d", (long long)bytes);
+    row.bytes = row.working_set_bytes = 2.0 * bytes;
+    gl_lab_fill_timing(L, &row, &t);
+    gl_report_row(&L->report, &row);
+    return copy_gbs;
+}
+
 /* Time `fn` with the command line's timing options and fill the row (see gl_lab_fill_timing). */
 static inline void gl_lab_time(gl_lab *L, gl_row *row, gl_enqueue_fn fn, void *ctx)
 {

@@ -632,17 +632,7 @@ int main(int argc, char **argv)
     if (!experiment_named) c->n_only = 0; /* --only with rung names alone: every experiment, those rungs */
 
     size_t big = c->quick ? (size_t)1 << 26 : (size_t)1 << 30; /* quick: 64 MiB, still > L2 */
-    void *d_a = gl_device_alloc(big, "copy source"), *d_b = gl_device_alloc(big, "copy target");
-    GL_CHECK(cudaMemset(d_a, 1, big));
-    gl_timing ceil_t = gl_time_memcpy(&L.lab.timer, d_b, d_a, big, &c->timing);
-    GL_CHECK(cudaFree(d_a));
-    GL_CHECK(cudaFree(d_b));
-    gl_lab_open_report(&L.lab, gl_gbs(2.0 * big, ceil_t.ms.median));
-    L.lab.report.metric = GL_SHOW_SECTORS;
-    gl_row ceil_row = gl_row_new("ceiling", "memcpy_d2d", (long long)big);
-    ceil_row.bytes = ceil_row.working_set_bytes = 2.0 * big;
-    gl_lab_fill_timing(&L.lab, &ceil_row, &ceil_t);
-    gl_report_row(&L.lab.report, &ceil_row);
+    gl_lab_open_report_at_ceiling(&L.lab, big, GL_SHOW_SECTORS);
     printf("input of compress: %s, %d x %d\n", c->image ? c->image : "generated picture (from --seed)", pic.w, pic.h);
 
     run_paper(&L);
