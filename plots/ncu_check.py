@@ -47,7 +47,8 @@ def read_ncu_csv(path):
     return [k[1:] for k in sorted(kernels)]
 
 
-def main(argv):
+def parse_args(argv):
+    """LAB_EXE OUT_CSV [--ncu PATH] [--tolerance PCT] [LAB ARGS...] -> (positional args, ncu, tolerance)."""
     args, ncu, tolerance = [], "ncu", 1.0
     it = iter(argv[1:])
     for a in it:
@@ -57,6 +58,11 @@ def main(argv):
             tolerance = float(next(it))
         else:
             args.append(a)
+    return args, ncu, tolerance
+
+
+def main(argv):
+    args, ncu, tolerance = parse_args(argv)
     if len(args) < 2:
         print(__doc__)
         return 2
