@@ -14,10 +14,13 @@
 #define FULL_MASK 0xffffffffu
 #define PX_BLOCK 256
 #define PX_VECS 4      /* 16-byte vectors (4 pixels) per thread of the pixel-wise kernels */
-#define BK_WARPS 4     /* warps per block of the rolling kernels, each one strip of rows */
-#define BK_ROWS 32     /* output rows per warp: a strip of the picture walked top to bottom */
+#define BK_THREADS 32  /* one warp per block of the rolling kernels: the warp's strip then depends on
+                          blockIdx only, so the compiler knows every branch on it is warp-uniform */
+#define BK_ROWS 48     /* output rows per warp: a strip of the picture walked top to bottom (a multiple of 3) */
 #define OUT_LANES 30   /* lanes 1..30 write; lanes 0 and 31 only load the halo columns */
-#define PREFETCH 4     /* rows loaded ahead of the one being computed */
+#define PREFETCH 4     /* rows loaded ahead of the one being computed (edge strips) */
+#define AHEAD 3        /* the same for interior strips: 3, the period of their unrolled loop */
+static_assert(BK_ROWS % 3 == 0, "interior strips run their loop in steps of 3 rows");
 #define SEED_TILE_X 32 /* the shared-memory median: 32 x 8 outputs per block */
 #define SEED_TILE_Y 8
 
@@ -197,10 +200,11 @@ typedef struct {
     unsigned w[4];
 } rawrow;
 
-static __device__ __forceinline__ rawrow raw_load(const uint8_t *in, int pitch, int x0, int y, int width, const int np)
+static __device__ __forceinline__ rawrow raw_load(const uint8_t *in, int pitch, int x0, int y, int width, const int np,
+                                                const bool edge = true)
 {
     rawrow r = {{0, 0, 0, 0}};
-    if (x0 < 0 || x0 >= width) return r; /* outside: row_clamp_columns fills it */
+    if (edge && (x0 < 0 || x0 >= width)) return r; /* outside: row_clamp_columns fills it */
     const uint8_t *src = in + (size_t)y * pitch + x0; /* x0 % (2 np) == 0, pitch % 64 == 0: aligned, in the row */
     if (np == 4) {
         const uint2 v = *(const uint2 *)src;
@@ -311,17 +315,18 @@ static __device__ __forceinline__ prow stage_gauss(const prow &a, const prow &b,
 
 /* Lesson (median): sort every column of three (min, median, max), then the median of the nine is
  * the median of (the largest of the three minima, the median of the medians, the smallest of the
- * maxima). A column's sort serves the three outputs that contain it: about 11 min/max per pair of
- * pixels, where a sorting network per pixel needs 19 compare-exchanges per pixel. */
+ * maxima). A column's sort serves the three outputs that contain it: 14 instructions per pair of
+ * pixels, where a sorting network per pixel needs 19 compare-exchanges per pixel. The column sort
+ * is 4: min and max of three are one instruction each on sm_90 (VIMNMX3), and the middle one is
+ * the sum minus both (no half can borrow from its neighbour: each difference is >= 0). */
 static __device__ __forceinline__ prow stage_median(const prow &a, const prow &b, const prow &c, const int np)
 {
     prow lo, mi, hi, o;
 #pragma unroll
     for (int j = 0; j < np; j++) {
-        const unsigned mn = __vminu2(a.p[j], b.p[j]), mx = __vmaxu2(a.p[j], b.p[j]);
-        lo.p[j] = __vminu2(mn, c.p[j]);
-        hi.p[j] = __vmaxu2(mx, c.p[j]);
-        mi.p[j] = __vmaxu2(mn, __vminu2(mx, c.p[j]));
+        lo.p[j] = __vminu2(__vminu2(a.p[j], b.p[j]), c.p[j]);
+        hi.p[j] = __vmaxu2(__vmaxu2(a.p[j], b.p[j]), c.p[j]);
+        mi.p[j] = a.p[j] + b.p[j] + c.p[j] - lo.p[j] - hi.p[j];
     }
     const prow lo_l = pairs_left(lo, np), lo_r = pairs_right(lo, np);
     const prow mi_l = pairs_left(mi, np), mi_r = pairs_right(mi, np);
@@ -337,7 +342,9 @@ static __device__ __forceinline__ prow stage_median(const prow &a, const prow &b
 }
 
 /* Lesson (sobel): gx and gy are signed; a bias keeps every 16-bit half positive so that no borrow
- * crosses into the neighbouring pixel: gx + 1024, gy + 1024 in 4..2044, |g| = max(g, 2048 - g) - 1024. */
+ * crosses into the neighbouring pixel: gx + 1024, gy + 1024 in 4..2044, |g| = max(g, 2048 - g) - 1024.
+ * The result, min(|gx| + |gy|, 1023) >> 2, is left with two bits of the high half in byte 1: sobel is
+ * always the last stage, and row_store takes bytes 0 and 2 only. */
 static __device__ __forceinline__ prow stage_sobel(const prow &a, const prow &b, const prow &c, const int np)
 {
     prow s, d, o;
@@ -354,7 +361,7 @@ static __device__ __forceinline__ prow stage_sobel(const prow &a, const prow &b,
         const unsigned gy = d_l.p[j] + (d.p[j] << 1) + d_r.p[j];
         const unsigned ax = __vmaxu2(gx, 0x08000800u - gx) - 0x04000400u;
         const unsigned ay = __vmaxu2(gy, 0x08000800u - gy) - 0x04000400u;
-        o.p[j] = __vminu2(((ax + ay) >> 2) & 0x3fff3fffu, 0x00ff00ffu);
+        o.p[j] = __vminu2(ax + ay, 0x03ff03ffu) >> 2;
     }
     return o;
 }
@@ -377,6 +384,66 @@ static __device__ __forceinline__ void push(prow (&w)[3], const prow &r)
  * as row -1 and row height (clamp to edge, rows); a picture one row high: three times. */
 static __device__ __forceinline__ int copies(int y, int height) { return 1 + (y == 0) + (y == height - 1); }
 
+/* Stage s on a window of three rows kept as a ring: after the window's push number n, its newest
+ * row is in slot n % 3 and its oldest in slot (n + 1) % 3. With n known at compile time the ring
+ * turns by renaming registers, not by moving them. */
+static __device__ __forceinline__ prow stage_on_ring(const int s, const prow (&w)[3], const int n, const int np)
+{
+    const prow &a = w[(n + 1) % 3], &b = w[(n + 2) % 3], &c = w[n % 3];
+    if (s == BK_GAUSS) return stage_gauss(a, b, c, np);
+    if (s == BK_MEDIAN) return stage_median(a, b, c, np);
+    return stage_sobel(a, b, c, np);
+}
+
+/* One input row m of an interior strip (rows y0 - nstages .. y0 + rows + nstages - 1, all inside
+ * the picture: no row clamping). m is a compile-time constant (0..2 nstages - 1 while the windows
+ * fill, then 2 nstages + 0, 1, 2), `it` the run-time multiple of 3 added to it in the steady loop.
+ * Row m enters stage 0's window as its push m; stage k's window gets push m - 2k, and once full
+ * (push >= 2) the stage computes a row and pushes it into stage k + 1's window; the last stage's
+ * row is output row y0 + m + it - 2 nstages. */
+static __device__ __forceinline__ void interior_row(const bk_args &a, const int first, const int nstages, const int np,
+                                                    const int m, const int it, prow (&w)[3][3], rawrow (&ahead)[AHEAD],
+                                                    int x0, int x0w, int y0, int ylast, bool edge, bool writer)
+{
+    prow r = unpack(ahead[m % AHEAD], np);
+    ahead[m % AHEAD] = raw_load(a.in, a.pitch, x0, min(y0 - nstages + m + it + AHEAD, ylast), a.width, np, edge);
+    if (edge) r = row_clamp_columns(r, x0, x0w, a.width, np);
+    w[0][m % 3] = r;
+#pragma unroll
+    for (int k = 0; k < nstages; k++) {
+        const int n = m - 2 * k; /* this row's push number in stage k's window */
+        if (n < 2) return;       /* the window is not full yet (compile time) */
+        prow o = stage_on_ring(first + k, w[k], n, np);
+        if (k == nstages - 1) {
+            if (writer) row_store(a.out, a.pitch, x0, y0 + m + it - 2 * nstages, o, np);
+        } else {
+            if (edge) o = row_clamp_columns(o, x0, x0w, a.width, np);
+            w[k + 1][(n - 2) % 3] = o;
+        }
+    }
+}
+
+/* Lesson (the rolling kernels, interior strips: the fast path of nearly every warp): the windows
+ * fill during the first 2 nstages rows, then every input row yields one output row. The loop is
+ * unrolled by 3, the period of the windows and of the rows loaded ahead, so that nothing is copied
+ * between registers and every shuffle runs with the whole warp. */
+static __device__ __forceinline__ void rolling_interior(const bk_args &a, const int first, const int nstages, const int np,
+                                                        const int rows, int x0, int x0w, int y0, bool edge, bool writer)
+{
+    prow w[3][3];
+    rawrow ahead[AHEAD];
+    const int ylast = y0 + rows + nstages - 1;
+#pragma unroll
+    for (int i = 0; i < AHEAD; i++) ahead[i] = raw_load(a.in, a.pitch, x0, y0 - nstages + i, a.width, np, edge);
+#pragma unroll
+    for (int m = 0; m < 2 * nstages; m++) interior_row(a, first, nstages, np, m, 0, w, ahead, x0, x0w, y0, ylast, edge, writer);
+#pragma unroll 1
+    for (int it = 0; it < rows; it += 3)
+#pragma unroll
+        for (int u = 0; u < 3; u++)
+            interior_row(a, first, nstages, np, 2 * nstages + u, it, w, ahead, x0, x0w, y0, ylast, edge, writer);
+}
+
 /* Lesson (the rolling kernels: one stage, or nstages fused): a warp owns a strip of `rows` rows
  * and 30 lanes x 2 np columns; it walks down the strip one input row at a time. Each stage keeps
  * the last three rows of its input in registers (a window); a new row completes the window, the
@@ -391,12 +458,18 @@ static __device__ __forceinline__ void rolling_body(bk_args a, const int first, 
 {
     const int span = 2 * np, lane = threadIdx.x;
     const int x0w = blockIdx.x * (OUT_LANES * span) - span, x0 = x0w + lane * span;
-    const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * rows;
+    const int y0 = blockIdx.y * rows;
     if (y0 >= a.height) return; /* the whole warp */
     const bool edge = x0w < 0 || x0w + 32 * span > a.width;
     const bool writer = lane >= 1 && lane <= OUT_LANES && x0 < a.width;
     const int ybeg = max(y0 - nstages, 0), ylast = min(y0 + rows - 1 + nstages, a.height - 1);
     const int yend = min(y0 + rows, a.height);
+    if (y0 - nstages >= 0 && y0 + rows + nstages <= a.height) {
+        if (edge) rolling_interior(a, first, nstages, np, rows, x0, x0w, y0, true, writer);
+        else rolling_interior(a, first, nstages, np, rows, x0, x0w, y0, false, writer); /* no clamping code at all */
+        return;
+    }
+    /* Strips at the top or bottom of the picture: rows 0 and height - 1 enter a window twice. */
     prow w0[3], w1[3], w2[3];
     int n0 = 0, n1 = 0, n2 = 0;
     /* the next row each stage computes: the strip's top row - nstages + stage + 1, or 0 at the top */
@@ -444,7 +517,7 @@ static __device__ __forceinline__ void rolling_body(bk_args a, const int first, 
     }
 }
 
-#define BK_BOUNDS __launch_bounds__(32 * BK_WARPS)
+#define BK_BOUNDS __launch_bounds__(BK_THREADS)
 static __global__ void BK_BOUNDS bk_kernel_gauss(bk_args a) { rolling_body(a, BK_GAUSS, 1, 4, BK_ROWS); }
 static __global__ void BK_BOUNDS bk_kernel_median(bk_args a) { rolling_body(a, BK_MEDIAN, 1, 4, BK_ROWS); }
 static __global__ void BK_BOUNDS bk_kernel_sobel(bk_args a) { rolling_body(a, BK_SOBEL, 1, 4, BK_ROWS); }
@@ -457,21 +530,20 @@ static __global__ void BK_BOUNDS median_kernel_best(bk_args a) { rolling_body(a,
 static dim3 rolling_grid(const bk_args *a, int np)
 {
     const int strips = (a->height + BK_ROWS - 1) / BK_ROWS;
-    return dim3((unsigned)((a->width + OUT_LANES * 2 * np - 1) / (OUT_LANES * 2 * np)),
-                (unsigned)((strips + BK_WARPS - 1) / BK_WARPS));
+    return dim3((unsigned)((a->width + OUT_LANES * 2 * np - 1) / (OUT_LANES * 2 * np)), (unsigned)strips);
 }
 
 void launch_bk_stage(bk_stage s, const bk_args *a, cudaStream_t st)
 {
     static void (*const k[BK_STAGES])(bk_args) = {bk_kernel_gauss, bk_kernel_median, bk_kernel_sobel};
-    k[s]<<<rolling_grid(a, 4), dim3(32, BK_WARPS), 0, st>>>(*a);
+    k[s]<<<rolling_grid(a, 4), BK_THREADS, 0, st>>>(*a);
     GL_CHECK_LAUNCH();
 }
 
 void launch_bk_fused(const bk_args *a, int wide, cudaStream_t st)
 {
-    if (wide) bk_kernel_fused_w16<<<rolling_grid(a, 8), dim3(32, BK_WARPS), 0, st>>>(*a);
-    else bk_kernel_fused<<<rolling_grid(a, 4), dim3(32, BK_WARPS), 0, st>>>(*a);
+    if (wide) bk_kernel_fused_w16<<<rolling_grid(a, 8), BK_THREADS, 0, st>>>(*a);
+    else bk_kernel_fused<<<rolling_grid(a, 4), BK_THREADS, 0, st>>>(*a);
     GL_CHECK_LAUNCH();
 }
 
@@ -592,7 +664,7 @@ void launch_median(median_rung r, const bk_args *a, cudaStream_t st)
         median_kernel_shared<<<dim3((a->width + SEED_TILE_X - 1) / SEED_TILE_X, gy), block, 0, st>>>(*a);
         break;
     default:
-        median_kernel_best<<<rolling_grid(a, 8), dim3(32, BK_WARPS), 0, st>>>(*a);
+        median_kernel_best<<<rolling_grid(a, 8), BK_THREADS, 0, st>>>(*a);
         break;
     }
     GL_CHECK_LAUNCH();
