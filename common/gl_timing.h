@@ -10,6 +10,7 @@
 #define GL_TIMING_H
 
 #include <math.h>
+#include <time.h>
 #include "gl_check.h"
 #include "gl_cli.h"
 #include "gl_device.h"
@@ -17,6 +18,15 @@
 
 #define GL_BATCH_TARGET_MS 0.5 /* shortest timed interval: smaller work is batched in a graph */
 #define GL_MAX_BATCH 4096
+
+/* Host wall-clock time in ms (CLOCK_MONOTONIC): for the CPU references and for host calls that
+ * CUDA events do not time. */
+static inline double gl_wall_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
 
 typedef void (*gl_enqueue_fn)(void *ctx, cudaStream_t stream);
 

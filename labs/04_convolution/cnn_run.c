@@ -110,13 +110,6 @@ static void check(const float *d_y, size_t total, const reference *ref, const ch
     check_outputs(d_y, total, ref, what, row, 1);
 }
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 typedef struct {
     double ms[CNN_VARIANTS + 1]; /* + 1: cpu */
     const char *algo;
@@ -144,9 +137,9 @@ static void run_config(gl_lab *L, int ci, config_result *res)
     }
     ref.ref = (double *)gl_host_alloc(ref.n * sizeof(double), "reference");
     ref.bound = (double *)gl_host_alloc(ref.n * sizeof(double), "bounds");
-    double t0 = now_ms();
+    double t0 = gl_wall_ms();
     cnn_reference(hx, hw, &s, ref.index, ref.n, ref.ref, ref.bound);
-    double cpu_ms = now_ms() - t0;
+    double cpu_ms = gl_wall_ms() - t0;
     for (size_t i = 0; i < ref.n; i++) ref.bound[i] = 16.0 * FLT_EPSILON * sqrt(K) * ref.bound[i] + 1e-30;
     char variant[64];
     res->ms[CNN_VARIANTS] = full ? cpu_ms : NAN;

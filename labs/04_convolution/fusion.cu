@@ -201,7 +201,7 @@ typedef struct {
 } rawrow;
 
 static __device__ __forceinline__ rawrow raw_load(const uint8_t *in, int pitch, int x0, int y, int width, const int np,
-                                                const bool edge = true)
+                                                const bool edge)
 {
     rawrow r = {{0, 0, 0, 0}};
     if (edge && (x0 < 0 || x0 >= width)) return r; /* outside: row_clamp_columns fills it */
@@ -366,13 +366,6 @@ static __device__ __forceinline__ prow stage_sobel(const prow &a, const prow &b,
     return o;
 }
 
-static __device__ __forceinline__ prow stage_apply(const int s, const prow (&w)[3], const int np)
-{
-    if (s == BK_GAUSS) return stage_gauss(w[0], w[1], w[2], np);
-    if (s == BK_MEDIAN) return stage_median(w[0], w[1], w[2], np);
-    return stage_sobel(w[0], w[1], w[2], np);
-}
-
 static __device__ __forceinline__ void push(prow (&w)[3], const prow &r)
 {
     w[0] = w[1];
@@ -386,7 +379,8 @@ static __device__ __forceinline__ int copies(int y, int height) { return 1 + (y 
 
 /* Stage s on a window of three rows kept as a ring: after the window's push number n, its newest
  * row is in slot n % 3 and its oldest in slot (n + 1) % 3. With n known at compile time the ring
- * turns by renaming registers, not by moving them. */
+ * turns by renaming registers, not by moving them. A window kept in order (push() above: oldest
+ * in slot 0) is the ring at n = 2. */
 static __device__ __forceinline__ prow stage_on_ring(const int s, const prow (&w)[3], const int n, const int np)
 {
     const prow &a = w[(n + 1) % 3], &b = w[(n + 2) % 3], &c = w[n % 3];
@@ -478,17 +472,17 @@ static __device__ __forceinline__ void rolling_body(bk_args a, const int first, 
      * computing it would keep one load in flight, far too few bytes to cover DRAM's latency. */
     rawrow ahead[PREFETCH];
 #pragma unroll
-    for (int i = 0; i < PREFETCH; i++) ahead[i] = raw_load(a.in, a.pitch, x0, min(ybeg + i, ylast), a.width, np);
+    for (int i = 0; i < PREFETCH; i++) ahead[i] = raw_load(a.in, a.pitch, x0, min(ybeg + i, ylast), a.width, np, true);
     for (int y = ybeg; y <= ylast; y++) {
         prow r = unpack(ahead[0], np);
 #pragma unroll
         for (int i = 0; i < PREFETCH - 1; i++) ahead[i] = ahead[i + 1];
-        ahead[PREFETCH - 1] = raw_load(a.in, a.pitch, x0, min(y + PREFETCH, ylast), a.width, np);
+        ahead[PREFETCH - 1] = raw_load(a.in, a.pitch, x0, min(y + PREFETCH, ylast), a.width, np, true);
         if (edge) r = row_clamp_columns(r, x0, x0w, a.width, np);
         for (int c0 = copies(y, a.height); c0 > 0; c0--) {
             push(w0, r);
             if (++n0 < 3) continue;
-            prow r1 = stage_apply(first, w0, np);
+            prow r1 = stage_on_ring(first, w0, 2, np);
             if (edge) r1 = row_clamp_columns(r1, x0, x0w, a.width, np);
             const int y1 = next0++;
             if (nstages == 1) {
@@ -498,7 +492,7 @@ static __device__ __forceinline__ void rolling_body(bk_args a, const int first, 
             for (int c1 = copies(y1, a.height); c1 > 0; c1--) {
                 push(w1, r1);
                 if (++n1 < 3) continue;
-                prow r2 = stage_apply(first + 1, w1, np);
+                prow r2 = stage_on_ring(first + 1, w1, 2, np);
                 if (edge) r2 = row_clamp_columns(r2, x0, x0w, a.width, np);
                 const int y2 = next1++;
                 if (nstages == 2) {
@@ -508,7 +502,7 @@ static __device__ __forceinline__ void rolling_body(bk_args a, const int first, 
                 for (int c2 = copies(y2, a.height); c2 > 0; c2--) {
                     push(w2, r2);
                     if (++n2 < 3) continue;
-                    const prow r3 = stage_apply(first + 2, w2, np);
+                    const prow r3 = stage_on_ring(first + 2, w2, 2, np);
                     const int y3 = next2++;
                     if (writer && y3 >= y0 && y3 < yend) row_store(a.out, a.pitch, x0, y3, r3, np);
                 }

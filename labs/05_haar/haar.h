@@ -33,7 +33,11 @@ void haar_inverse_ref(float *img, int width, int height, size_t pitch, int level
  * dropped ones. With the orthonormal convention that sum / pixels is exactly the reconstruction's
  * mean squared error (Parseval); with the average convention it is not. */
 double haar_keep_largest(float *coeffs, size_t n, size_t keep);
-/* PSNR in dB of an 8-bit image against a reconstruction rounded and clamped to 0..255
+/* How many coefficients "the largest pct%" of n is: pct / 100 * n, rounded. */
+size_t haar_keep_count(size_t n, double pct);
+/* A reconstructed value as the 8-bit pixel it stands for: rounded, clamped to 0..255 (NaN: 0). */
+unsigned char haar_pixel_u8(float r);
+/* PSNR in dB of an 8-bit image against a reconstruction turned into pixels by haar_pixel_u8
  * (INFINITY when equal). */
 double haar_psnr_u8(const unsigned char *original, const float *reconstructed, size_t n);
 #ifdef __cplusplus

@@ -373,9 +373,6 @@ typedef struct {
     int with_inverse, with_compress; /* which references the experiment checks against */
 } source;
 
-/* k% of n, rounded: the count part 1 (main.c) keeps. */
-static unsigned long long keep_count(size_t n, int pct) { return (unsigned long long)llround(pct / 100.0 * (double)n); }
-
 static void to_float(const unsigned char *p, float *f, size_t n)
 {
     for (size_t i = 0; i < n; i++) f[i] = (float)p[i];
@@ -419,7 +416,7 @@ static void gpu_reference(const app *A, source *S)
         float thr = 0;
         size_t above = 0;
         GL_CHECK(cudaMemcpy(d_b, S->ref_forward, bytes, cudaMemcpyHostToDevice));
-        GL_CHECK(haar_gpu_keep_largest(d_b, S->width, S->height, (size_t)S->width, keep_count(S->n, KEEP_PCT[k]),
+        GL_CHECK(haar_gpu_keep_largest(d_b, S->width, S->height, (size_t)S->width, haar_keep_count(S->n, KEEP_PCT[k]),
                                        &thr, &above, A->stream));
         GL_CHECK(cudaMemcpy(S->ref_kept[k], d_b, bytes, cudaMemcpyDeviceToHost));
         GL_CHECK(haar_gpu_inverse(HAAR_SINGLE_PASS, d_b, d_a, S->width, S->height, (size_t)S->width, A->levels,
@@ -441,7 +438,7 @@ static void cpu_reference(const app *A, source *S, float *forward)
     }
     for (int k = 0; k < N_KEEP && S->with_compress; k++) {
         memcpy(S->ref_kept[k], forward, S->n * sizeof(float));
-        haar_keep_largest(S->ref_kept[k], S->n, keep_count(S->n, KEEP_PCT[k]));
+        haar_keep_largest(S->ref_kept[k], S->n, haar_keep_count(S->n, KEEP_PCT[k]));
         memcpy(S->ref_recon[k], S->ref_kept[k], S->n * sizeof(float));
         haar_inverse_ref(S->ref_recon[k], S->width, S->height, (size_t)S->width, A->levels, A->conv);
     }
@@ -1049,10 +1046,7 @@ static long long verify(const char *what, const float *got, const float *want, s
 static void save_reconstruction(const app *A, const source *S, const float *rec, int pct)
 {
     gl_image img = {S->width, S->height, (unsigned char *)gl_host_alloc(S->n, "the saved picture")};
-    for (size_t i = 0; i < S->n; i++) {
-        float r = rec[i];
-        img.pixels[i] = (unsigned char)(r != r ? 0 : r < 0.0f ? 0 : r > 255.0f ? 255 : (int)lrintf(r));
-    }
+    for (size_t i = 0; i < S->n; i++) img.pixels[i] = haar_pixel_u8(rec[i]);
     char path[1200], err[1400];
     snprintf(path, sizeof path, "%s/haar_mpi_%dx%d_keep%02d_%s.pgm", A->cli.save, S->width, S->height, pct,
              haar_convention_name(A->conv));
@@ -1165,7 +1159,7 @@ static void run_compress_experiment(const app *A, problem *P, const source *S, r
     C.h_rec = (float *)gl_host_alloc(P->strip_n * sizeof(float), "the reconstruction");
     run_ctx X = {RUN_COMPRESS, S, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, NULL, &C};
     for (int k = 0; k < N_KEEP; k++) {
-        C.keep = keep_count(S->n, KEEP_PCT[k]);
+        C.keep = haar_keep_count(S->n, KEEP_PCT[k]);
         run_timed(A, P, &X, &R[k]);
         R[k].psnr = C.psnr;
         R[k].threshold = C.sel.threshold;

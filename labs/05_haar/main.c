@@ -111,11 +111,9 @@ static void case_create(haar_case *k, int w, int h, size_t pitch, int levels, ha
     GL_CHECK(cudaMemcpy(k->d_in, k->h_img, bytes, cudaMemcpyHostToDevice));
     /* The reference, timed on one CPU core (the seed's "1 CPU"): a plain loop nest. */
     memcpy(k->h_ref, k->h_img, bytes);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const double t0 = gl_wall_ms();
     haar_forward_ref(k->h_ref, w, h, pitch, levels, conv);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    k->cpu_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+    k->cpu_ms = gl_wall_ms() - t0;
 }
 
 static void case_free(haar_case *k)
@@ -447,10 +445,7 @@ typedef struct {
 static void save_u8(const lab05 *L, const float *v, int w, int h, const char *name)
 {
     gl_image m = {w, h, (unsigned char *)gl_host_alloc((size_t)w * h, "picture")};
-    for (size_t i = 0; i < (size_t)w * h; i++) {
-        float r = v[i];
-        m.pixels[i] = (unsigned char)(r < 0.0f ? 0 : r > 255.0f ? 255 : lrintf(r));
-    }
+    for (size_t i = 0; i < (size_t)w * h; i++) m.pixels[i] = haar_pixel_u8(v[i]);
     gl_lab_save_picture(&L->lab, name, &m);
     free(m.pixels);
 }
@@ -501,15 +496,13 @@ static void compress_convention(lab05 *L, const picture *p, haar_convention conv
         save_mosaic(L, coef, w, h, name);
     }
     for (size_t i = 0; i < sizeof KEEP_PCT / sizeof KEEP_PCT[0]; i++) {
-        size_t keep = (size_t)llround(KEEP_PCT[i] / 100.0 * (double)n);
+        size_t keep = haar_keep_count(n, KEEP_PCT[i]);
         GL_CHECK(cudaMemcpy(d_kept, d_coef, n * 4, cudaMemcpyDeviceToDevice));
         float threshold;
         size_t above;
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        const double t0 = gl_wall_ms();
         GL_CHECK(haar_gpu_keep_largest(d_kept, w, h, (size_t)w, keep, &threshold, &above, s));
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        double keep_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+        const double keep_ms = gl_wall_ms() - t0;
         /* the reference rule on the same (GPU) coefficients: the kept set must be identical */
         memcpy(kept_ref, coef, n * 4);
         double dropped = haar_keep_largest(kept_ref, n, keep);

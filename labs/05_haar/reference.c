@@ -126,13 +126,18 @@ double haar_keep_largest(float *coeffs, size_t n, size_t keep)
     return dropped;
 }
 
+size_t haar_keep_count(size_t n, double pct) { return (size_t)llround(pct / 100.0 * (double)n); }
+
+unsigned char haar_pixel_u8(float r)
+{
+    return (unsigned char)(r != r ? 0 : r < 0.0f ? 0 : r > 255.0f ? 255 : (int)lrintf(r));
+}
+
 double haar_psnr_u8(const unsigned char *original, const float *reconstructed, size_t n)
 {
     double se = 0;
     for (size_t i = 0; i < n; i++) {
-        float r = reconstructed[i];
-        int v = r != r ? 0 : r < 0.0f ? 0 : r > 255.0f ? 255 : (int)lrintf(r);
-        double d = (double)v - original[i];
+        double d = (double)haar_pixel_u8(reconstructed[i]) - original[i];
         se += d * d;
     }
     if (se == 0) return INFINITY;
