@@ -55,6 +55,13 @@ def edit_ncu(tmp, lab, name, edit):
     return path
 
 
+def check_dropped(tmp, lab, launch, message, what):
+    """Without ncu's launch number `launch` the rows cannot be paired: exit 1 and `message`."""
+    short = edit_ncu(tmp, lab, f"{lab}_short.csv", lambda f: None if f[0] == launch else f)
+    rc, text, _ = replay(tmp, lab, short)
+    check(rc == 1 and message in text, what)
+
+
 def row(rows, **want):
     return next(r for r in rows if all(r[k] == v for k, v in want.items()))
 
@@ -74,10 +81,8 @@ def lab01(tmp):
           "01: a 2.913% difference over the 1% tolerance fails and is marked")
     rc, text, _ = replay(tmp, "01", bad, "--tolerance", "3")
     check(rc == 0 and "(tolerance 3.0%)" in text, "01: the same within --tolerance 3 passes")
-    short = edit_ncu(tmp, "01", "01_short.csv", lambda f: None if f[0] == "13" else f)
-    rc, text, _ = replay(tmp, "01", short)
-    check(rc == 1 and "cannot pair rows: the lab wrote 14 kernel rows, ncu profiled 13 kernels" in text,
-          "01: a missing kernel cannot be paired")
+    check_dropped(tmp, "01", "13", "cannot pair rows: the lab wrote 14 kernel rows, ncu profiled 13 kernels",
+                  "01: a missing kernel cannot be paired")
 
 
 def lab02(tmp):
@@ -99,10 +104,8 @@ def lab03(tmp):
     r = row(rows, variant="grid_stride")
     check(r["lab_sm_efficiency"] == "98.167" and r["ncu_sm_efficiency"] == "94.610" and r["diff_sm_efficiency"] == "3.557",
           "03: each row paired with the first of its two launches")
-    short = edit_ncu(tmp, "03", "03_short.csv", lambda f: None if f[0] == "3" else f)
-    rc, text, _ = replay(tmp, "03", short)
-    check(rc == 1 and "the lab wrote 10 rows (2 launches each), ncu profiled 19 kernels" in text,
-          "03: an odd launch count cannot be paired")
+    check_dropped(tmp, "03", "3", "the lab wrote 10 rows (2 launches each), ncu profiled 19 kernels",
+                  "03: an odd launch count cannot be paired")
 
 
 def lab04(tmp):
@@ -139,9 +142,7 @@ def lab05(tmp):
           "05: 10 rows from 54 twin launches (cpu_reference left out), 0.000%")
     check(row(rows, variant="seed", size="262144")["launches"] == "8"
           and row(rows, variant="single_pass")["launches"] == "1", "05: launches grouped per row by their requests")
-    short = edit_ncu(tmp, "05", "05_short.csv", lambda f: None if f[0] == "3" else f)
-    rc, text, _ = replay(tmp, "05", short)
-    check(rc == 1 and "cannot match row paper/" in text, "05: a missing twin launch leaves a row unmatched")
+    check_dropped(tmp, "05", "3", "cannot match row paper/", "05: a missing twin launch leaves a row unmatched")
 
 
 def command_lines(tmp):

@@ -32,7 +32,9 @@ def _counted(row):
 # ---- Lab 01: requests and sectors per request of every timed kernel ----
 
 def compare_lab01(lab, meta, rows, kernels, opts):
-    """Writes the lab's own schema, requests and sectors/request taken from ncu; fails on sectors/request."""
+    """With --once the lab launches each timed kernel once, in the order of its CSV rows (the memcpy
+    ceiling row has no kernel; the count_ twins are not profiled). Writes the lab's own schema with
+    requests and sectors/request taken from ncu; fails where sectors/request differ."""
     worst, bad, tol = 0.0, 0, opts.tolerance
     pairs = pair_in_order(rows, kernels)
     print(f"{'experiment':10} {'variant':13} {'size':>9} {'param':>6} {'kernel':20} "
@@ -62,6 +64,10 @@ LAB02_FIELDS = ["experiment", "variant", "size", "param", "kernel", "lab_efficie
 
 
 def compare_lab02(lab, meta, rows, kernels, opts):
+    """ncu's threads per executed instruction / 32 against the lab's lanes active per marked unit
+    of work. ncu counts every instruction (loop, address and compare instructions, which run with
+    all lanes, included), the lab only the marked units, so the two differ where those are a large
+    share of a kernel: the handout lists and explains the differences. Never a failure."""
     out_rows, worst, pairs = [], 0.0, pair_in_order(rows, kernels)
     print(f"{'experiment':12} {'variant':18} {'size':>8} {'param':>5} {'lab %':>7} {'expect %':>8} "
           f"{'ncu %':>7} {'diff':>6} {'ncu uniform br %':>16}")
@@ -135,7 +141,8 @@ def lab04_row_key(row):
 
 
 def compare_lab04(lab, meta, rows, kernels, opts):
-    """Both requests and sectors/request must agree within the tolerance."""
+    """Each rung's count_ twin runs once per row (--once); only the executable's CSV and ncu's
+    kernel names are read, no source. Requests and sectors/request must both agree."""
     pairs, note = pair_by_name(rows, kernels, lab04_row_key)
     worst_req, worst_spr, bad, tol, out_rows = (0.0, ""), (0.0, ""), 0, opts.tolerance, []
     print(f"{'experiment':10} {'variant':18} {'size':>9} {'param':>6} {'kernel':24} {'lab req':>10} {'ncu req':>10} "
@@ -164,6 +171,10 @@ def compare_lab04(lab, meta, rows, kernels, opts):
 # ---- Lab 05: requests and sectors per request, the count_ twins grouped per row ----
 
 def compare_lab05(lab, meta, rows, kernels, opts):
+    """The count_ twins issue exactly the global loads of the timed kernels (the counting adds warp
+    votes and atomics, no loads). A row of a Haar rung is several launches (a pass per direction
+    per level, or a launch per level): its twins are grouped until their requests add up to the
+    row's count; ncu's sectors of the group give its sectors/request."""
     worst, bad, tol, out_rows = 0.0, 0, opts.tolerance, []
     pairs = pair_grouped(rows, kernels, LOAD_METRICS[0])  # a generator: rows print up to one that fails
     print(f"{'experiment':22} {'variant':16} {'size':>9} {'L':>3} {'launches':>8} {'requests':>10} "
