@@ -145,6 +145,19 @@ def lab05(tmp):
     check_dropped(tmp, "05", "3", "cannot match row paper/", "05: a missing twin launch leaves a row unmatched")
 
 
+def names(tmp):
+    """How ncu's kernel names compare with Lab 04's variants."""
+    sys.path.insert(0, os.path.join(HERE, "..", "plots"))
+    from ncu.common import kernel_key
+    from ncu.labs import lab04_row_key
+    check(kernel_key("count_sm_cf2_vec(conv_args)") == "sm_cf2_vec"
+          and kernel_key("(anonymous namespace)::count_gm_cf1(conv_args)") == "gm_cf1"
+          and kernel_key("void count_w16_r4<(int)4, (bool)1>(conv_args)") == "w16_r4" and kernel_key("w16") == "w16",
+          "kernel names: without parameters, template arguments, namespace, count_ prefix")
+    check(lab04_row_key({"variant": "SM"}) == "sm_cf1" and lab04_row_key({"variant": "smooth/CM_CF12_Vec"}) == "cm_cf12_vec"
+          and lab04_row_key({"variant": "W16_DP4A_R8"}) == "w16_dp4a_r8", "Lab 04's variants: GM, CM, SM are the *_cf1 kernels")
+
+
 def command_lines(tmp):
     """A fake ncu records its arguments and writes the fixtures where ncu and the lab would."""
     fake = os.path.join(tmp, "ncu")
@@ -174,7 +187,7 @@ def command_lines(tmp):
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        for test in (lab01, lab02, lab03, lab04, lab05, command_lines):
+        for test in (lab01, lab02, lab03, lab04, lab05, names, command_lines):
             test(tmp)
     print(f"{failures} failure(s)")
     return 1 if failures else 0
