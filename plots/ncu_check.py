@@ -1,114 +1,159 @@
 #!/usr/bin/env python3
-"""Cross-check Lab 01's in-program memory metrics with Nsight Compute, where ncu may run.
+"""Cross-check a lab's in-program metrics with Nsight Compute: one tool for every lab.
 
-usage: plots/ncu_check.py LAB_EXE OUT_CSV [--ncu PATH] [--tolerance PCT] [LAB ARGS...]
+usage: plots/ncu_check.py [LAB] LAB_EXE OUT_CSV [options] [LAB ARGS...]
+       plots/ncu_check.py LAB OUT_CSV --replay NCU_CSV LAB_CSV [options]
 
-Runs `LAB_EXE --quick --once` (plus LAB ARGS) under ncu, which reads, for every timed kernel
-(the count_ twins and the RNG initialisation are filtered out):
-    l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum   warp-level global load requests
-    l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum    32-byte sectors those requests touched
-With --once the lab launches each timed kernel exactly once, in the order of its CSV rows, so ncu's
-kernels and the lab's rows pair up one to one (the memcpy ceiling row has no kernel).
-Writes OUT_CSV in the lab's schema with requests and sectors_per_request taken from ncu, prints
-lab vs ncu per row, and exits 1 if any row differs by more than the tolerance (default 1%).
-Needs profiler permission (ERR_NVGPUCTRPERM otherwise); the lab itself does not.
+LAB is 01..05 (or 01_coalescing, ..., or the executable's name); without it the lab is told by
+LAB_EXE's name. The tool runs LAB_EXE under ncu with the lab's flags (plus LAB ARGS, or the lab's
+default ones), profiling only the lab's kernels, reads the lab's CSV and ncu's raw page, pairs the
+lab's rows with ncu's kernels by the lab's rule, prints lab vs ncu per row, writes OUT_CSV and a
+summary. Per lab (plots/ncu/labs.py holds the table):
+{labs}
+options:
+  --ncu PATH           the ncu executable (default: ncu on the PATH)
+  --tolerance PCT      largest difference allowed where the lab fails on one (default 1)
+  --kernel-name FILTER ncu's kernel filter instead of the lab's (e.g. Lab 04's timed kernels:
+                       'regex:^(gm|cm|sm|w16)'; names are compared without a count_ prefix)
+  --replay NCU_CSV LAB_CSV  run nothing: read a saved ncu raw CSV and the lab's CSV (no GPU needed)
+  --dry-run            print the ncu command line and exit
+Exit 0 when every row agrees (or the lab only reports), 1 when the run fails, rows and kernels
+cannot be paired or a row differs by more than the tolerance, 2 on a usage error. ncu needs
+profiler permission (ERR_NVGPUCTRPERM otherwise); the labs themselves do not.
 """
-import csv
 import os
 import subprocess
 import sys
 import tempfile
 
-METRICS = ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-           "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")
-TIMED_KERNELS = "regex:^(coalesced|semi_coalesced|non_coalesced|stream_[a-z0-9_]+)$"
+from ncu.common import PairingError, read_lab_csv, read_ncu_csv, write_csv
+from ncu.labs import LABS, find_lab
 
 
-def number(text):
-    return float(text.replace(",", ""))
+class Options:
+    ncu, tolerance, kernels, replay, dry_run = "ncu", 1.0, None, None, False
+    exe_name, extra = "", []
 
 
-def read_lab_csv(path):
-    with open(path) as f:
-        lines = f.read().splitlines()
-    meta = [line for line in lines if line.startswith("#")]
-    rows = list(csv.DictReader(line for line in lines if not line.startswith("#")))
-    return meta, rows
+def usage():
+    return __doc__.format(labs="\n".join(f"  {lab.name:15} {lab.exe} {' '.join(lab.flags + lab.default_args)}: "
+                                         f"{lab.doc}" for lab in LABS.values()))
 
 
-def read_ncu_csv(path):
-    with open(path) as f:
-        lines = [line for line in f.read().splitlines() if line.startswith('"')]
-    kernels = []
-    for row in csv.DictReader(lines):
-        if not row.get("ID", "").isdigit():
-            continue  # the units row
-        kernels.append((int(row["ID"]), row["Kernel Name"], number(row[METRICS[0]]), number(row[METRICS[1]])))
-    return [k[1:] for k in sorted(kernels)]
+def usage_error(message):
+    print(f"ncu_check.py: {message} (--help for the usage)", file=sys.stderr)
+    return 2
 
 
 def parse_args(argv):
-    """LAB_EXE OUT_CSV [--ncu PATH] [--tolerance PCT] [LAB ARGS...] -> (positional args, ncu, tolerance)."""
-    args, ncu, tolerance = [], "ncu", 1.0
-    it = iter(argv[1:])
+    """-> (Options, positional and lab arguments in order); raises ValueError naming a bad option."""
+    opts, args = Options(), []
+    it = iter(argv)
+    takes = {"--ncu": 1, "--tolerance": 1, "--kernel-name": 1, "--replay": 2}
     for a in it:
-        if a == "--ncu":
-            ncu = next(it)
-        elif a == "--tolerance":
-            tolerance = float(next(it))
+        if a in takes:
+            values = [next(it, None) for _ in range(takes[a])]
+            if None in values:
+                raise ValueError(f"{a} needs {takes[a]} value{'s' if takes[a] > 1 else ''}")
+            if a == "--ncu":
+                opts.ncu = values[0]
+            elif a == "--kernel-name":
+                opts.kernels = values[0]
+            elif a == "--replay":
+                opts.replay = values
+            else:
+                try:
+                    opts.tolerance = float(values[0])
+                except ValueError:
+                    raise ValueError(f"--tolerance '{values[0]}': a number of percent is allowed")
+        elif a == "--dry-run":
+            opts.dry_run = True
         else:
             args.append(a)
-    return args, ncu, tolerance
+    return opts, args
+
+
+def split_positionals(opts, args):
+    """-> (lab entry, exe or None, out, lab args); raises ValueError."""
+    named = args and any(args[0] in (lab.name[:2], lab.name) for lab in LABS.values())
+    lab = find_lab(args[0]) if named else None
+    if named:
+        args = args[1:]
+    need = 1 if opts.replay else 2
+    if len(args) < need:
+        raise ValueError("LAB OUT_CSV with --replay, else [LAB] LAB_EXE OUT_CSV, are needed")
+    exe = None if opts.replay else args[0]
+    out, extra = args[need - 1], args[need:]
+    if lab is None:
+        if exe is None:
+            raise ValueError("--replay needs LAB first (" + ", ".join(LABS) + ")")
+        lab = find_lab(exe)
+        if lab is None:
+            raise ValueError(f"cannot tell the lab from '{exe}': give LAB first (" + ", ".join(LABS) + ")")
+    return lab, exe, out, extra
+
+
+def ncu_command(lab, opts, exe, ncu_csv, lab_csv):
+    return ([opts.ncu, "--metrics", ",".join(lab.metrics), "--csv", "--page", "raw",
+             "--kernel-name-base", "function", "--kernel-name", opts.kernels,
+             "--log-file", ncu_csv, exe] + lab.flags + ["--csv", lab_csv] + opts.extra)
+
+
+def run_under_ncu(lab, opts, exe, tmp):
+    """-> (ncu CSV, lab CSV) paths, or None when the run failed (its output tail printed)."""
+    lab_csv, ncu_csv = os.path.join(tmp, "lab.csv"), os.path.join(tmp, "ncu.csv")
+    cmd = ncu_command(lab, opts, exe, ncu_csv, lab_csv)
+    print("running:", " ".join(cmd), flush=True)
+    if opts.dry_run:
+        return None
+    run = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if run.returncode != 0 or not os.path.exists(ncu_csv):
+        print(run.stdout[-4000:])
+        print(f"ncu run failed (exit {run.returncode})")
+        return None
+    return ncu_csv, lab_csv
+
+
+def check(lab, opts, ncu_csv, lab_csv, out):
+    meta, rows = read_lab_csv(lab_csv)
+    kernels = read_ncu_csv(ncu_csv, lab.metrics)
+    rows = [r for r in rows if lab.keep_row(r)]
+    try:
+        if not rows:
+            raise PairingError(f"cannot pair rows: the lab wrote no rows with kernels, ncu profiled {len(kernels)} kernels")
+        result = lab.compare(lab, meta, rows, kernels, opts)
+    except PairingError as e:
+        print(e)
+        return 1
+    write_csv(out, result.comments, result.fields, result.rows)
+    for line in result.summary:
+        print(line)
+    print(f"wrote {out}")
+    return 1 if result.failed else 0
 
 
 def main(argv):
-    args, ncu, tolerance = parse_args(argv)
-    if len(args) < 2:
-        print(__doc__)
-        return 2
-    lab, out, extra = args[0], args[1], args[2:]
+    if any(a in ("-h", "--help") for a in argv[1:]):
+        print(usage())
+        return 0
+    try:
+        opts, args = parse_args(argv[1:])
+        lab, exe, out, extra = split_positionals(opts, args)
+    except ValueError as e:
+        return usage_error(e)
+    opts.kernels = opts.kernels or lab.kernels
+    opts.extra = extra if extra or opts.replay else list(lab.default_args)
+    opts.exe_name = os.path.basename(exe) if exe else lab.exe
+    if opts.replay:
+        for path in opts.replay:
+            if not os.path.isfile(path):
+                return usage_error(f"--replay '{path}': no such file")
+        return check(lab, opts, opts.replay[0], opts.replay[1], out)
     with tempfile.TemporaryDirectory() as tmp:
-        lab_csv, ncu_csv = os.path.join(tmp, "lab.csv"), os.path.join(tmp, "ncu.csv")
-        cmd = [ncu, "--metrics", ",".join(METRICS), "--csv", "--page", "raw",
-               "--kernel-name-base", "function", "--kernel-name", TIMED_KERNELS,
-               "--log-file", ncu_csv, lab, "--quick", "--once", "--csv", lab_csv] + extra
-        print("running:", " ".join(cmd), flush=True)
-        run = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if run.returncode != 0 or not os.path.exists(ncu_csv):
-            print(run.stdout[-4000:])
-            print(f"ncu run failed (exit {run.returncode})")
-            return 1
-        meta, rows = read_lab_csv(lab_csv)
-        kernels = read_ncu_csv(ncu_csv)
-    rows = [r for r in rows if r["experiment"] != "ceiling"]
-    if len(rows) != len(kernels):
-        print(f"cannot pair rows: the lab wrote {len(rows)} kernel rows, ncu profiled {len(kernels)} kernels")
-        return 1
-    worst, bad = 0.0, 0
-    print(f"{'experiment':10} {'variant':13} {'size':>9} {'param':>6} {'kernel':20} "
-          f"{'lab req':>10} {'ncu req':>10} {'lab sect/rq':>11} {'ncu sect/rq':>11} {'diff %':>7}")
-    for row, (name, requests, sectors) in zip(rows, kernels):
-        lab_spr, ncu_spr = float(row["sectors_per_request"]), sectors / requests
-        diff = 100.0 * abs(lab_spr - ncu_spr) / ncu_spr
-        worst = max(worst, diff)
-        flag = "" if diff <= tolerance else "  <-- differs"
-        bad += diff > tolerance
-        print(f"{row['experiment']:10} {row['variant']:13} {row['size']:>9} {row['param']:>6} {name:20} "
-              f"{float(row['requests']):10.0f} {requests:10.0f} {lab_spr:11.3f} {ncu_spr:11.3f} {diff:7.3f}{flag}")
-        for key in row:
-            if key not in ("lab", "experiment", "variant", "size", "param", "bytes", "working_set_bytes", "checked"):
-                row[key] = ""
-        row["requests"], row["sectors_per_request"] = f"{requests:.0f}", f"{ncu_spr:.6g}"
-    with open(out, "w", newline="") as f:
-        for line in meta:
-            f.write(line + "\n")
-        f.write("# source=ncu " + " ".join(METRICS) + " (timings not measured)\n")
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()), lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
-    print(f"{len(rows)} kernels: largest difference lab vs ncu {worst:.3f}% (tolerance {tolerance}%)")
-    print(f"wrote {out}")
-    return 1 if bad else 0
+        paths = run_under_ncu(lab, opts, exe, tmp)
+        if paths is None:
+            return 0 if opts.dry_run else 1
+        return check(lab, opts, *paths, out)
 
 
 if __name__ == "__main__":

@@ -6,8 +6,9 @@
 #   sanitize  compute-sanitizer memcheck, racecheck, initcheck, synccheck on every lab's --quick
 #   full      every lab's full run, CSV and log (NN_name.csv, NN_name.log); for Lab 05 also the
 #             PyTorch peer (plots/haar_torch.py -> 05_haar.torch.csv)
-#   ncu       the Nsight Compute cross-checks (lab 01: sectors/request; lab 02: efficiency;
-#             lab 03: occupancy and SM efficiency; lab 05: requests and sectors/request)
+#   ncu       the Nsight Compute cross-checks, plots/ncu_check.py per lab (01: sectors/request;
+#             02: efficiency; 03: occupancy and SM efficiency; 04 and 05: requests and
+#             sectors/request), each to ncu_NN_name.csv and .log
 # $LABS (default: every lab) limits the per-lab steps, e.g. LABS="02_divergence".
 set -uo pipefail
 out=$1; shift
@@ -60,14 +61,8 @@ for step in "$@"; do
       done < <(labs) ;;
     ncu)
       while read -r lab exe; do
-        case $lab in
-          01_*) script=$root/plots/ncu_check.py ;;
-          02_*) script=$root/plots/ncu_check_lab02.py ;;
-          03_*) script=$root/plots/ncu_check_lab03.py ;;
-          05_*) script=$root/plots/ncu_check_lab05.py ;;
-          *) continue ;;
-        esac
-        python3 "$script" "$exe" "$out/ncu_$lab.csv" >"$out/ncu_$lab.log" 2>&1 || status=1
+        case $lab in 0[1-5]_*) ;; *) continue ;; esac  # the labs plots/ncu/labs.py knows
+        python3 "$root/plots/ncu_check.py" "${lab:0:2}" "$exe" "$out/ncu_$lab.csv" >"$out/ncu_$lab.log" 2>&1 || status=1
         tail -45 "$out/ncu_$lab.log"
       done < <(labs) ;;
     *) echo "unknown step $step"; exit 2 ;;

@@ -101,7 +101,7 @@ typedef struct {
 /* ---------------------------------------------------------------- shared steps */
 
 /* Run a counting twin; fill the row's measured efficiency and divergent-branch fraction, and the
- * expected efficiency (tests/lab02_quick.sh compares the two). */
+ * expected efficiency (tests/quick/02_divergence.awk compares the two). */
 static void measure_lanes(lab02 *L, gl_count_fn fn, void *ctx, const lane_model *want, gl_row *row)
 {
     unsigned long long h[4]; /* gl_lane_counts: lane_units, warp_units, branches, divergent */

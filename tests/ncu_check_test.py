@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""ncu_check_test.py: plots/ncu_check.py without a GPU. Replays the fixtures in tests/fixtures/ncu/
+(ncu's raw CSV layout with the committed H100 values, and the labs' CSV rows) and checks the
+differences it computes, the pairing rules, the exit codes (a difference over the tolerance, rows
+that cannot be paired) and, through a fake ncu, the command line it would run."""
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOL = os.path.join(HERE, "..", "plots", "ncu_check.py")
+FIX = os.path.join(HERE, "fixtures", "ncu")
+failures = 0
+
+
+def check(ok, what):
+    global failures
+    print(("ok   " if ok else "FAIL ") + what)
+    failures += not ok
+
+
+def tool(*args):
+    run = subprocess.run([sys.executable, TOOL] + list(args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return run.returncode, run.stdout
+
+
+def replay(tmp, lab, ncu_csv=None, *options):
+    """Replay lab's fixtures (or another ncu CSV) -> (exit code, stdout, output rows)."""
+    out = os.path.join(tmp, f"out_{lab}.csv")
+    if os.path.exists(out):
+        os.remove(out)
+    rc, text = tool(lab, out, "--replay", ncu_csv or os.path.join(FIX, f"{lab}_ncu.csv"),
+                    os.path.join(FIX, f"{lab}_lab.csv"), *options)
+    rows = []
+    if os.path.exists(out):
+        with open(out) as f:
+            rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    return rc, text, rows
+
+
+def edit_ncu(tmp, lab, name, edit):
+    """A copy of lab's ncu fixture with edit(fields of a kernel line) -> fields or None (dropped)."""
+    path = os.path.join(tmp, name)
+    with open(os.path.join(FIX, f"{lab}_ncu.csv")) as f, open(path, "w", newline="") as out:
+        w = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
+        for line in f:
+            if not line.startswith('"') or not line[1].isdigit():
+                out.write(line)
+                continue
+            fields = edit(next(csv.reader([line])))
+            if fields is not None:
+                w.writerow(fields)
+    return path
+
+
+def check_dropped(tmp, lab, launch, message, what):
+    """Without ncu's launch number `launch` the rows cannot be paired: exit 1 and `message`."""
+    short = edit_ncu(tmp, lab, f"{lab}_short.csv", lambda f: None if f[0] == launch else f)
+    rc, text, _ = replay(tmp, lab, short)
+    check(rc == 1 and message in text, what)
+
+
+def row(rows, **want):
+    return next(r for r in rows if all(r[k] == v for k, v in want.items()))
+
+
+def lab01(tmp):
+    rc, text, rows = replay(tmp, "01")
+    check(rc == 0 and "14 kernels: largest difference lab vs ncu 0.000% (tolerance 1.0%)" in text,
+          "01: the committed counts agree, 0.000% on 14 kernels")
+    r = row(rows, experiment="offset", param="1")
+    check(len(rows) == 14 and r["requests"] == "32768" and r["sectors_per_request"] == "5" and r["median_ms"] == "",
+          "01: the lab's schema, ncu's requests and sectors/request, no timings")
+    bad = edit_ncu(tmp, "01", "01_bad.csv",  # offset 1: 3% more sectors -> 5.15 per request
+                   lambda f: f[:-1] + [f"{round(float(f[-1].replace(',', '')) * 1.03):,}"] if f[0] == "5" else f)
+    rc, text, _ = replay(tmp, "01", bad)
+    line = next((l for l in text.splitlines() if l.startswith("offset") and "   1 " in l), "")
+    check(rc == 1 and line.endswith("2.913  <-- differs") and "largest difference lab vs ncu 2.913%" in text,
+          "01: a 2.913% difference over the 1% tolerance fails and is marked")
+    rc, text, _ = replay(tmp, "01", bad, "--tolerance", "3")
+    check(rc == 0 and "(tolerance 3.0%)" in text, "01: the same within --tolerance 3 passes")
+    check_dropped(tmp, "01", "13", "cannot pair rows: the lab wrote 14 kernel rows, ncu profiled 13 kernels",
+                  "01: a missing kernel cannot be paired")
+
+
+def lab02(tmp):
+    rc, text, rows = replay(tmp, "02")
+    check(rc == 0 and "12 kernels: largest difference lab vs ncu 9.88 points" in text,
+          "02: 12 kernels (ceiling and radix_sort left out), largest difference 9.88 points")
+    r = row(rows, variant="warp_divergence")
+    check(r["lab_efficiency"] == "25.0000" and r["ncu_efficiency"] == "34.8750" and r["difference_points"] == "-9.8750"
+          and r["ncu_branch_uniform_pct"] == "58.62", "02: warp_divergence 25% in the lab, 34.875% by ncu")
+    r = row(rows, variant="unsorted", param="1")
+    check(r["difference_points"] == "-2.5674", "02: data/unsorted p=1: -2.5674 points")
+
+
+def lab03(tmp):
+    rc, text, rows = replay(tmp, "03")
+    check(rc == 0 and "  achieved_occupancy       +0.64  at limits/block_size 2162688 64" in text
+          and "  sm_efficiency            +3.56  at tail/grid_stride 4325376 264" in text,
+          "03: the largest differences of the H100 run (0.64 and 3.56 points)")
+    r = row(rows, variant="grid_stride")
+    check(r["lab_sm_efficiency"] == "98.167" and r["ncu_sm_efficiency"] == "94.610" and r["diff_sm_efficiency"] == "3.557",
+          "03: each row paired with the first of its two launches")
+    check_dropped(tmp, "03", "3", "the lab wrote 10 rows (2 launches each), ncu profiled 19 kernels",
+                  "03: an odd launch count cannot be paired")
+
+
+def lab04(tmp):
+    rc, text, rows = replay(tmp, "04")
+    r, r4 = row(rows, variant="SM"), row(rows, variant="SM_CF4")
+    check(rc == 1 and len(rows) == 39 and "2 of 39 kernels differ by more than the tolerance" in text
+          and "(paired by kernel name)" in text, "04: 39 rungs paired by name (NPP left out); SM and SM_CF4 fail at 1%")
+    check(r["diff_requests_pct"] == "2.7100" and r["diff_pct"] == "1.9100" and r["kernel"] == "count_sm_cf1(conv_args)"
+          and r4["diff_requests_pct"] == "0.0000" and r4["diff_pct"] == "1.2000",
+          "04: SM 2.71% in requests, 1.91% in sectors/request; SM_CF4 1.2%")
+    check(row(rows, variant="W16_DP4A_R8")["diff_pct"] == "0.0000", "04: W16_DP4A_R8 agrees")
+    rc, _, _ = replay(tmp, "04", None, "--tolerance", "3")
+    check(rc == 0, "04: all within --tolerance 3")
+    swapped = os.path.join(tmp, "04_swapped.csv")  # SM's twin launched after SM_CF2's
+    with open(os.path.join(FIX, "04_ncu.csv")) as f:
+        lines = f.read().splitlines()
+    i = next(k for k, l in enumerate(lines) if l.startswith('"22",'))
+    lines[i], lines[i + 1] = lines[i + 1].replace('"23",', '"22",', 1), lines[i].replace('"22",', '"23",', 1)
+    with open(swapped, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    rc, text, rows = replay(tmp, "04", swapped)
+    check("(paired by kernel name)" in text and row(rows, variant="SM")["diff_requests_pct"] == "2.7100"
+          and row(rows, variant="SM_CF2")["diff_pct"] == "0.0000", "04: launches out of row order still pair by name")
+    templated = edit_ncu(tmp, "04", "04_templated.csv",
+                         lambda f: f[:4] + [f"void conv_rung<(int){f[0]}>(conv_args)"] + f[5:])
+    rc, text, rows = replay(tmp, "04", templated)
+    check("paired by launch order" in text and row(rows, variant="SM")["diff_requests_pct"] == "2.7100",
+          "04: names that do not follow the variants pair by launch order")
+
+
+def lab05(tmp):
+    rc, text, rows = replay(tmp, "05")
+    check(rc == 0 and "10 rows (54 launches): requests equal; largest sectors/request difference 0.000%" in text,
+          "05: 10 rows from 54 twin launches (cpu_reference left out), 0.000%")
+    check(row(rows, variant="seed", size="262144")["launches"] == "8"
+          and row(rows, variant="single_pass")["launches"] == "1", "05: launches grouped per row by their requests")
+    check_dropped(tmp, "05", "3", "cannot match row paper/", "05: a missing twin launch leaves a row unmatched")
+
+
+def names(tmp):
+    """How ncu's kernel names compare with Lab 04's variants."""
+    sys.path.insert(0, os.path.join(HERE, "..", "plots"))
+    from ncu.common import kernel_key
+    from ncu.labs import lab04_row_key
+    check(kernel_key("count_sm_cf2_vec(conv_args)") == "sm_cf2_vec"
+          and kernel_key("(anonymous namespace)::count_gm_cf1(conv_args)") == "gm_cf1"
+          and kernel_key("void count_w16_r4<(int)4, (bool)1>(conv_args)") == "w16_r4" and kernel_key("w16") == "w16",
+          "kernel names: without parameters, template arguments, namespace, count_ prefix")
+    check(lab04_row_key({"variant": "SM"}) == "sm_cf1" and lab04_row_key({"variant": "smooth/CM_CF12_Vec"}) == "cm_cf12_vec"
+          and lab04_row_key({"variant": "W16_DP4A_R8"}) == "w16_dp4a_r8", "Lab 04's variants: GM, CM, SM are the *_cf1 kernels")
+
+
+def command_lines(tmp):
+    """A fake ncu records its arguments and writes the fixtures where ncu and the lab would."""
+    fake = os.path.join(tmp, "ncu")
+    with open(fake, "w") as f:
+        f.write("#!" + sys.executable + "\nimport shutil, sys\na = sys.argv[1:]\n"
+                "open(sys.argv[0] + '.args', 'w').write(' '.join(a))\n"
+                f"lab = {FIX!r} + '/' + [x for x in a if '/bin/' in x][0].split('/')[-1][:2]\n"
+                "shutil.copy(lab + '_ncu.csv', a[a.index('--log-file') + 1])\n"
+                "shutil.copy(lab + '_lab.csv', a[len(a) - 1 - a[::-1].index('--csv') + 1])\n")
+    os.chmod(fake, 0o755)
+    os.makedirs(os.path.join(tmp, "bin"), exist_ok=True)
+    for exe in ("04_convolution", "03_occupancy"):
+        path = os.path.join(tmp, "bin", exe)
+        open(path, "w").close()
+        rc, text = tool(path, os.path.join(tmp, "run.csv"), "--ncu", fake)
+        with open(fake + ".args") as f:
+            args = f.read()
+        if exe.startswith("04"):
+            check(rc == 1 and "--kernel-name regex:^count_ " in args and args.endswith("--quick --once --csv "
+                  + args.split("--csv ")[-1].split()[0] + " --only ladder,beyond") and "39 kernels" in text,
+                  "04: runs the count_ twins of --quick --once --only ladder,beyond under ncu")
+        else:
+            check(rc == 0 and " --once --csv " in args and "--quick" not in args, "03: runs the full sizes (--once, no --quick)")
+    rc, text = tool("07", "x.csv", "--replay", "a", "b")
+    check(rc == 2, "an unknown lab is a usage error (exit 2)")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        for test in (lab01, lab02, lab03, lab04, lab05, names, command_lines):
+            test(tmp)
+    print(f"{failures} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
