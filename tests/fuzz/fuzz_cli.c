@@ -14,16 +14,10 @@
 #include <string.h>
 #include "gl_cli.h"
 
-#define MAX_ARGS 24
+#define FUZZ_NAME "fuzz_cli"
+#include "fuzz_expect.h"
 
-#define EXPECT(cond, ...)                                                                           \
-    do {                                                                                            \
-        if (!(cond)) {                                                                              \
-            fprintf(stderr, "fuzz_cli: " __VA_ARGS__);                                              \
-            fprintf(stderr, "\n");                                                                  \
-            abort();                                                                                \
-        }                                                                                           \
-    } while (0)
+#define MAX_ARGS 24
 
 static const gl_name names[] = {{"seed", "the seed experiment"}, {"stride", "strided loads"},
                                 {"offset", "misaligned loads"},  {"W16_DP4A", "a variant"},

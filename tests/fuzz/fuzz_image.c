@@ -13,24 +13,17 @@
 #include <unistd.h>
 #include "gl_image.h"
 
-static char in_path[64], out_path[96];
+#define FUZZ_NAME "fuzz_image"
+#include "fuzz_expect.h"
 
-/* Report a broken promise and stop (libFuzzer saves the input as a crash). */
-#define EXPECT(cond, ...)                                                                           \
-    do {                                                                                            \
-        if (!(cond)) {                                                                              \
-            fprintf(stderr, "fuzz_image: " __VA_ARGS__);                                            \
-            fprintf(stderr, "\n");                                                                  \
-            abort();                                                                                \
-        }                                                                                           \
-    } while (0)
+static char in_path[512], out_path[520];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
     const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(in_path, sizeof in_path, "%.40s/gl_fuzz_XXXXXX", tmp);
+    snprintf(in_path, sizeof in_path, "%.480s/gl_fuzz_XXXXXX", tmp);
     int fd = mkstemp(in_path);
     if (fd < 0) {
         perror("fuzz_image: mkstemp");
