@@ -399,4 +399,13 @@ static inline int gl_cli_selected(const gl_cli *c, const char *experiment, const
     return 0;
 }
 
+/* An experiment that is not part of the default --quick run (e.g. a sweep over SM counts): it runs
+ * when --only names it, or in a full run without --only. */
+static inline int gl_cli_selected_sweep(const gl_cli *c, const char *experiment)
+{
+    for (int i = 0; i < c->n_only; i++)
+        if (!strcmp(c->only[i], experiment)) return 1;
+    return c->n_only == 0 && !c->quick;
+}
+
 #endif

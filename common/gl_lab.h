@@ -64,6 +64,31 @@ static inline void gl_lab_use_sms(gl_lab *L, int n)
     gl_lab_make_timer(L);
 }
 
+/* Run `fn` once on each SM count of `counts` (0: the whole GPU; counts NULL: every count the GPU
+ * can give), each a green context made here; a count the GPU cannot give or above the run's --sms
+ * is skipped with a line. The run is back on its own SMs afterwards. */
+typedef void (*gl_sms_fn)(void *ctx);
+static inline void gl_lab_sms_sweep(gl_lab *L, const int *counts, int n_counts, gl_sms_fn fn, void *ctx)
+{
+    const gl_partition *p = &L->part;
+    int all[1024], run_sms = L->dev.sms;
+    if (!counts) {
+        n_counts = gl_sms_list(p->sms_device, p->min_sms, p->align, all, 1024);
+        counts = all;
+    }
+    for (int i = 0; i < n_counts; i++) {
+        int n = counts[i] ? counts[i] : p->sms_device;
+        if (n > run_sms || !gl_sms_allowed(n, p->sms_device, p->min_sms, p->align)) {
+            printf("\n%d SMs: %s; skipped\n", n, n > run_sms ? "more than this run's --sms" : "not a partition this GPU gives");
+            continue;
+        }
+        gl_lab_use_sms(L, n);
+        printf("\n-- on %d of %d SMs\n", L->dev.sms, p->sms_device);
+        fn(ctx);
+    }
+    gl_lab_use_sms(L, run_sms);
+}
+
 /* Open the GPU (exit 77 without one), move the run onto --sms N SMs, and print what it is. */
 static inline void gl_lab_open_device(gl_lab *L, const char *prog)
 {
@@ -203,6 +228,7 @@ static inline void gl_lab_fill_timing(const gl_lab *L, gl_row *row, const gl_tim
     row->min_ms = t->ms.min;
     row->max_ms = t->ms.max;
     row->l2 = t->l2_flushed ? "flushed" : "warm";
+    row->sms = L->dev.sms;
     if (!isnan(row->bytes)) {
         row->gbs = gl_gbs(row->bytes, row->median_ms);
         row->pct_of_copy = 100.0 * row->gbs / L->report.copy_gbs;
