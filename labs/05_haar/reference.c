@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gl_parallel.h"
 #include "haar.h"
 
 const char *haar_convention_name(haar_convention c) { return c == HAAR_AVERAGE ? "average" : "orthonormal"; }
@@ -56,36 +57,48 @@ static void pass(float *v, int n, size_t stride, double s, int inverse, double *
     for (int i = 0; i < n; i++) v[(size_t)i * stride] = (float)tmp[i];
 }
 
-static void level(float *img, int w, int h, size_t pitch, double s, int inverse, double *tmp)
+/* One level: every row pass, then every column pass (inverse: the other way round). Rows and
+ * columns are independent outputs, so they are shared among the cores (gl_parallel.h); each value
+ * is computed exactly as on one core. tmp holds `stride` doubles per thread. */
+static void level(float *img, int w, int h, size_t pitch, double s, int inverse, double *tmp, size_t stride)
 {
-    if (!inverse) {
-        for (int y = 0; y < h; y++) pass(img + (size_t)y * pitch, w, 1, s, 0, tmp);
-        for (int x = 0; x < w; x++) pass(img + x, h, pitch, s, 0, tmp);
-    } else {
-        for (int x = 0; x < w; x++) pass(img + x, h, pitch, s, 1, tmp);
-        for (int y = 0; y < h; y++) pass(img + (size_t)y * pitch, w, 1, s, 1, tmp);
+    for (int part = 0; part < 2; part++) {
+        int rows = (part == 0) != inverse; /* forward: rows first; inverse: columns first */
+        int count = rows ? h : w;
+        GL_PARALLEL_FOR
+        for (int i = 0; i < count; i++) {
+            double *t = tmp + (size_t)gl_cpu_thread() * stride;
+            if (rows) pass(img + (size_t)i * pitch, w, 1, s, inverse, t);
+            else pass(img + i, h, pitch, s, inverse, t);
+        }
     }
 }
 
-void haar_forward_ref(float *img, int width, int height, size_t pitch, int levels, haar_convention c)
+/* Scratch for pass(): one line of the longer side per thread. */
+static double *line_scratch(int width, int height, size_t *stride)
 {
-    double *tmp = (double *)malloc(sizeof(double) * (size_t)(width > height ? width : height));
+    *stride = (size_t)(width > height ? width : height);
+    double *tmp = (double *)malloc(sizeof(double) * *stride * (size_t)gl_cpu_threads());
     if (!tmp) {
         fprintf(stderr, "haar: out of host memory\n");
         exit(1);
     }
-    for (int k = 0; k < levels; k++) level(img, width >> k, height >> k, pitch, scale_of(c), 0, tmp);
+    return tmp;
+}
+
+void haar_forward_ref(float *img, int width, int height, size_t pitch, int levels, haar_convention c)
+{
+    size_t stride;
+    double *tmp = line_scratch(width, height, &stride);
+    for (int k = 0; k < levels; k++) level(img, width >> k, height >> k, pitch, scale_of(c), 0, tmp, stride);
     free(tmp);
 }
 
 void haar_inverse_ref(float *img, int width, int height, size_t pitch, int levels, haar_convention c)
 {
-    double *tmp = (double *)malloc(sizeof(double) * (size_t)(width > height ? width : height));
-    if (!tmp) {
-        fprintf(stderr, "haar: out of host memory\n");
-        exit(1);
-    }
-    for (int k = levels - 1; k >= 0; k--) level(img, width >> k, height >> k, pitch, scale_of(c), 1, tmp);
+    size_t stride;
+    double *tmp = line_scratch(width, height, &stride);
+    for (int k = levels - 1; k >= 0; k--) level(img, width >> k, height >> k, pitch, scale_of(c), 1, tmp, stride);
     free(tmp);
 }
 
