@@ -99,17 +99,15 @@ static void reference_create(haar_case *k, int one_core)
     size_t bytes = k->n * sizeof(float);
     memcpy(k->h_ref, k->h_img, bytes);
     double t0 = gl_wall_ms();
-    haar_forward_ref(k->h_ref, k->w, k->h, k->pitch, k->levels, k->conv);
+    haar_forward_ref_all_cores(k->h_ref, k->w, k->h, k->pitch, k->levels, k->conv);
     k->cpu_all_ms = gl_wall_ms() - t0;
     k->cpu_ms = NAN;
     if (one_core) {
         float *serial = (float *)gl_host_alloc(bytes, "one-core reference");
         memcpy(serial, k->h_img, bytes);
-        int threads = gl_cpu_threads_set(1);
         t0 = gl_wall_ms();
         haar_forward_ref(serial, k->w, k->h, k->pitch, k->levels, k->conv);
         k->cpu_ms = gl_wall_ms() - t0;
-        gl_cpu_threads_set(threads);
         compare_bits("reference on all cores (the one-core reference's bits)", k->h_ref, serial, k);
         free(serial);
     }
@@ -337,7 +335,7 @@ static void run_case(lab05 *L, const char *experiment, haar_case *k, double *sin
         if (inverse) { /* the reference inverse of the GPU's (verified) coefficients */
             ref_inverse = (float *)gl_host_alloc(k->n * sizeof(float), "reference inverse");
             download(k, k->d_out, ref_inverse);
-            haar_inverse_ref(ref_inverse, k->w, k->h, k->pitch, k->levels, k->conv);
+            haar_inverse_ref_all_cores(ref_inverse, k->w, k->h, k->pitch, k->levels, k->conv);
         }
         double seed_ms = NAN;
         int first = 1;
@@ -546,7 +544,7 @@ static void compress_convention(lab05 *L, const picture *p, haar_convention conv
     GL_CHECK(cudaStreamSynchronize(s));
     GL_CHECK(cudaMemcpy(coef, d_coef, n * 4, cudaMemcpyDeviceToHost));
     memcpy(kept_ref, img, n * 4);
-    haar_forward_ref(kept_ref, w, h, (size_t)w, levels, conv);
+    haar_forward_ref_all_cores(kept_ref, w, h, (size_t)w, levels, conv);
     compare("compress/forward", coef, kept_ref, &k, haar_gpu_tolerance(conv, levels, max_abs(kept_ref, &k)));
     if (L->lab.cli.save) {
         char name[64];
@@ -572,7 +570,7 @@ static void compress_convention(lab05 *L, const picture *p, haar_convention conv
         GL_CHECK(haar_gpu_inverse(HAAR_SINGLE_PASS, d_kept, d_back, w, h, (size_t)w, levels, conv, d_scratch, NULL, s));
         GL_CHECK(cudaStreamSynchronize(s));
         GL_CHECK(cudaMemcpy(back, d_back, n * 4, cudaMemcpyDeviceToHost));
-        haar_inverse_ref(kept_ref, w, h, (size_t)w, levels, conv);
+        haar_inverse_ref_all_cores(kept_ref, w, h, (size_t)w, levels, conv);
         snprintf(what, sizeof what, "compress/%s keep %.0f%%: reconstruction", haar_convention_name(conv), KEEP_PCT[i]);
         compare(what, back, kept_ref, &k, haar_gpu_tolerance(conv, levels, 255.0 * (1 << levels)));
         double mse = 0;
