@@ -20,9 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cnn_run.h"
-#include "convolution.h"
-#include "fusion_run.h"
+#include "cnn/cnn_run.h"
+#include "fusion/fusion_run.h"
+#include "ladder/convolution.h"
 #include "gl_image.h"
 #include "gl_lab.h"
 
