@@ -4,6 +4,7 @@
 #include <math.h>
 #include "fusion.h"
 #include "gl_image.h"
+#include "gl_parallel.h"
 
 static int clamp_int(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 static uint8_t clamp_u8(int v) { return (uint8_t)clamp_int(v, 0, 255); }
@@ -48,8 +49,11 @@ uint32_t px_stage_pixel(px_stage s, uint32_t p, const uint8_t gamma[256])
     }
 }
 
+/* Both stage references share their pixels (rows) among the cores (gl_parallel.h): integer maths,
+ * one pixel at a time, the same bytes whatever the thread count. */
 void px_stage_ref(px_stage s, const uint32_t *in, void *out, size_t n, const uint8_t gamma[256])
 {
+    GL_PARALLEL_FOR
     for (size_t i = 0; i < n; i++) {
         uint32_t v = px_stage_pixel(s, in[i], gamma);
         if (s == PX_RGB_TO_GRAY) ((uint8_t *)out)[i] = (uint8_t)v;
@@ -103,6 +107,7 @@ uint8_t bk_stage_pixel(bk_stage s, const uint8_t *img, int width, int height, in
 
 void bk_stage_ref(bk_stage s, const uint8_t *in, uint8_t *out, int width, int height)
 {
+    GL_PARALLEL_FOR
     for (int y = 0; y < height; y++)
         for (int x = 0; x < width; x++) out[(size_t)y * width + x] = bk_stage_pixel(s, in, width, height, x, y);
 }
