@@ -104,8 +104,7 @@ if ((!have_gnuplot)); then
     echo "make_charts: charts not drawn: '$gnuplot' not found; the CSVs and logs are in $out. To draw them," \
          "install gnuplot (gnuplot-nox) and run: $plots/make_charts.sh --reference --data $out/data --out $out" \
          "(or copy $out/data to a machine with gnuplot and run the same there with its path;" \
-         "meson compile -C build plots-compare draws them beside the GPUs under plots/data once copied" \
-         "into plots/data/NAME)"
+         "plots/compare_gpus.sh --out DIR --data $out/data draws them beside the committed GPUs)"
     exit 0
 fi
 

@@ -63,6 +63,7 @@ static void pass(float *v, int n, size_t stride, double s, int inverse, double *
 static void level(float *img, int w, int h, size_t pitch, double s, int inverse, double *tmp, size_t stride,
                   int all_cores)
 {
+    (void)all_cores; /* read by the OpenMP clause only */
     for (int part = 0; part < 2; part++) {
         int rows = (part == 0) != inverse; /* forward: rows first; inverse: columns first */
         int count = rows ? h : w;

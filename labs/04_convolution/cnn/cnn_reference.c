@@ -65,6 +65,7 @@ static void outputs(const float *x, const float *w, const cnn_shape *s, const si
 {
     size_t total = (size_t)s->N * s->M * s->H * s->W;
     size_t n = index ? n_index : total;
+    (void)all_cores; /* read by the OpenMP clause only */
     GL_PARALLEL_FOR_WITH(if (all_cores))
     for (size_t i = 0; i < n; i++) one_output(x, w, s, index ? index[i] : i, &out[i], abs_sum ? &abs_sum[i] : NULL);
 }
