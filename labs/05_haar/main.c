@@ -127,8 +127,13 @@ static void case_create(haar_case *k, int w, int h, size_t pitch, int levels, ha
     k->h_got = (float *)gl_host_alloc(bytes, "GPU result");
     k->h_first = (float *)gl_host_alloc(bytes, "first rung's result");
     gl_fill_floats(k->h_img, k->n, seed, 5); /* [-1, 1): scaled to pixel-like values below */
-    for (size_t i = 0; i < k->n; i++) k->h_img[i] *= 128.0f;
-    for (size_t i = 0; i < k->n; i++) k->max_abs_in = fmax(k->max_abs_in, fabs(k->h_img[i]));
+    double top = 0;
+    GL_PARALLEL_FOR_WITH(reduction(max : top))
+    for (size_t i = 0; i < k->n; i++) {
+        k->h_img[i] *= 128.0f;
+        top = fmax(top, fabs(k->h_img[i]));
+    }
+    k->max_abs_in = top;
     k->d_in = (float *)gl_device_alloc(bytes, "image");
     k->d_out = (float *)gl_device_alloc(bytes, "coefficients");
     k->d_back = (float *)gl_device_alloc(bytes, "reconstruction");
