@@ -101,10 +101,12 @@ if ((!have_gnuplot)); then
     echo "data:"
     printf '  %s\n' "${sources[@]}"
     run_time
-    echo "make_charts: charts not drawn: '$gnuplot' not found; the CSVs and logs are in $out. To draw them," \
-         "install gnuplot (gnuplot-nox) and run: $plots/make_charts.sh --reference --data $out/data --out $out" \
-         "(or copy $out/data to a machine with gnuplot and run the same there with its path;" \
-         "plots/compare_gpus.sh --out DIR --data $out/data draws them beside the committed GPUs)"
+    csv_dir=$data   # where the CSVs are: this run's, or (no usable GPU) the committed ones
+    [[ ${csvs[0]} == "$out/data/"* ]] && csv_dir=$out/data
+    echo "make_charts: charts not drawn: '$gnuplot' not found; the CSVs are in $csv_dir, the logs in $out." \
+         "To draw them, install gnuplot (gnuplot-nox) and run: $plots/make_charts.sh --reference --data $csv_dir" \
+         "--out $out (or copy $csv_dir to a machine with gnuplot and run the same there with its path;" \
+         "plots/compare_gpus.sh --out DIR --data $csv_dir draws them beside the committed GPUs)"
     exit 0
 fi
 
