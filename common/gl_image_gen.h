@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gl_image.h"
+#include "gl_parallel.h"
 #include "gl_rng.h"
 
 /* Paint value v into the rectangle [x0, x1) x [y0, y1), clipped to the image. */
@@ -74,7 +75,9 @@ static inline int gl_image_generate(gl_image *img, int width, int height, uint64
     gl_rng r = gl_rng_seeded(seed, 0x1ae);
     const long long w = width, h = height, small = w < h ? w : h;
 
-    /* Background: 24 at the top-left corner rising to 224 at the bottom-right. */
+    /* Background: 24 at the top-left corner rising to 224 at the bottom-right (rows on every core:
+     * each pixel on its own, integer maths). */
+    GL_PARALLEL_FOR
     for (long long y = 0; y < h; y++)
         for (long long x = 0; x < w; x++)
             img->pixels[y * w + x] = (unsigned char)(24 + 200 * (x * h + y * w) / (2 * w * h));
