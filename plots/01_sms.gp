@@ -3,13 +3,22 @@
 # Inputs: csv, out, fmt, gpu.
 load "style.gp"
 
-set title sprintf("Lab 01 - bandwidth vs. SMs (green contexts; L2 and DRAM stay the whole GPU's) (%s)", gpu)
-set xlabel "SMs the kernels run on"
-set ylabel "GB/s (bytes read + written; median)"
-set xrange [0:*]
-set yrange [0:*]
-set key bottom right
+# CSVs of runs before the sms experiment existed (or without --only sms): a note, not an error.
+n_sms = int(system(sprintf("grep -c '^[^#]*,sms,' '%s' || true", csv)))
+if (n_sms == 0) {
+    set title sprintf("Lab 01 - sms (%s): no sms rows in this CSV (run --only sms)", gpu)
+    unset border; unset tics; unset key
+    set label "no sms rows" at graph 0.5, graph 0.5 center
+    plot 2 notitle lc rgb "white"
+} else {
+    set title sprintf("Lab 01 - bandwidth vs. SMs (green contexts; L2 and DRAM stay the whole GPU's) (%s)", gpu)
+    set xlabel "SMs the kernels run on"
+    set ylabel "GB/s (bytes read + written; median)"
+    set xrange [0:*]
+    set yrange [0:*]
+    set key bottom right
 
-plot csv using (only("sms", "copy_vec4", "sms")):"gbs" with linespoints lt 1 title "copy\\_vec4 (16-byte accesses)", \
-     "" using (only("sms", "copy", "sms")):"gbs" with linespoints lt 2 title "copy (4-byte accesses)", \
-     "" using (only("sms", "memcpy_d2d", "sms")):"gbs" with linespoints lt 3 title "cudaMemcpy device to device"
+    plot csv using (only("sms", "copy_vec4", "sms")):"gbs" with linespoints lt 1 title "copy\\_vec4 (16-byte accesses)", \
+         "" using (only("sms", "copy", "sms")):"gbs" with linespoints lt 2 title "copy (4-byte accesses)", \
+         "" using (only("sms", "memcpy_d2d", "sms")):"gbs" with linespoints lt 3 title "cudaMemcpy device to device"
+}
