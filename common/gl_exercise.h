@@ -63,6 +63,13 @@ static inline void gl_exercise_fault(const gl_lab *L, const gl_exercise *e, cons
     exit(GL_EXIT_FAIL);
 }
 
+/* The student's file asks for something the lab cannot run: say what and where; exit 1. */
+static inline void gl_exercise_refuse(const gl_lab *L, const gl_exercise *e, const char *why)
+{
+    fprintf(stderr, "%s: your kernel %s (labs/%s/%s): %s\n", L->prog, e->variant, L->name, e->file, why);
+    exit(GL_EXIT_FAIL);
+}
+
 /* Seconds one launch of the student's kernel may take: GL_EXERCISE_DEADLINE_S on the reference
  * device, scaled by its SMs x clock against this one's, x GL_EXERCISE_TOOL_FACTOR under a tool;
  * GL_EXERCISE_DEADLINE_S in the environment overrides (the tests use it). */
