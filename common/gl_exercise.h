@@ -172,6 +172,30 @@ static inline long long gl_exercise_verify_f32(const char *what, const float *d_
     return (long long)(width * height);
 }
 
+/* Bytes have no value that no pixel may take, so an 8-bit output is run twice: poisoned with
+ * 0x00 (got0) and with 0xFF (got255); a pixel that kept both poisons was never written. want[i]
+ * is the reference, or -1 where the kernel must not write (e.g. the frame a 3x3 filter leaves).
+ * Prints the first mismatches at (x, y); exits 1 on any (gl_exercise_require). */
+static inline long long gl_exercise_check_u8(const char *what, const uint8_t *got0, const uint8_t *got255,
+                                             const int *want, size_t width, size_t height)
+{
+    long long bad = 0, unwritten = 0;
+    for (size_t i = 0; i < width * height; i++) {
+        int never = got0[i] == 0x00 && got255[i] == 0xFF;
+        if (want[i] < 0 ? never : (got0[i] == want[i] && got255[i] == want[i])) continue;
+        unwritten += never;
+        if (bad++ >= GL_MAX_MISMATCH_LINES) continue;
+        fprintf(stderr, "  %s: (x %zu, y %zu): ", what, i % width, i / width);
+        if (want[i] < 0) fprintf(stderr, "got %d / %d, expected never written (outside the computed area)\n",
+                                 got0[i], got255[i]);
+        else if (never) fprintf(stderr, "never written (both poisons survived), expected %d\n", want[i]);
+        else fprintf(stderr, "got %d (run poisoned 0x00) / %d (run poisoned 0xFF), expected %d\n", got0[i],
+                     got255[i], want[i]);
+    }
+    gl_exercise_require(what, bad, unwritten, (long long)(width * height));
+    return (long long)(width * height);
+}
+
 /* ---- the ranking line ---- */
 
 /* A reference rung of the lab for the exercise's task, measured in the same run. */
