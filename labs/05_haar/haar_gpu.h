@@ -1,6 +1,6 @@
-/* haar_gpu.h - Lab 05: the GPU ladder of the 2D Haar transform (kernels.cu), callable on a strip
- * of rows (a pointer, width, height, pitch, levels) so that the MPI program (haar_mpi) runs the
- * very same kernels on each rank's strip.
+/* haar_gpu.h - Lab 05: the GPU ladder of the 2D Haar transform (kernels.cu, single_pass.cu),
+ * callable on a strip of rows (a pointer, width, height, pitch, levels) so that the MPI program
+ * (haar_mpi) runs the very same kernels on each rank's strip.
  *
  * Every rung computes with the same float operations in the same order, so all rungs give the
  * same bits (checked on every run); against the CPU reference (double per pass) the average

@@ -1,0 +1,163 @@
+/* haar_mpi.h - Lab 05 part 2, internal: what the files of haar_mpi share (the program is described
+ * in haar_mpi.c). setup.c: the command line, MPI and the GPUs, the sizes and rank counts;
+ * problem.c: one image, its single-process references and its strips on n ranks; modes.c: the
+ * experiments' runs, timed and verified; report.c: the CSV, the tables and the seed's Table 2. */
+#ifndef HAAR_MPI_H
+#define HAAR_MPI_H
+
+#include <math.h>
+#include <stdio.h>
+#include <mpi.h>
+#include "gl_image.h"
+#include "gl_lab.h"
+#include "haar.h"
+#include "haar_gpu.h"
+#include "mpi_compress.h"
+#include "mpi_layout.h"
+
+#define PROG "haar_mpi"
+#define LAB "05_haar_mpi"
+#define MAX_RANK_COUNTS 32
+#define CPU_REF_MAX_PIXELS (8192LL * 8192)   /* the C reference is timed up to this size */
+#define COMPRESS_MAX_PIXELS (8192LL * 8192) /* the host-side selection is slow beyond (default list) */
+#define TOL_CHECK_MAX_PIXELS (2048LL * 2048) /* one GPU against the C reference (tolerance) */
+
+/* The experiments, in the order of NAMES (setup.c). */
+enum { EXP_SEED, EXP_CPU, EXP_IO, EXP_DEVICE, EXP_COMPRESS, EXP_WEAK, EXP_COUNT };
+extern const gl_name NAMES[EXP_COUNT];
+
+/* ---------------------------------------------------------------- phases */
+
+enum { PH_READ, PH_SCATTER, PH_H2D, PH_KERNEL, PH_D2H, PH_GATHER, PH_ASSEMBLE, PH_WRITE, PH_SELECT, PH_PSNR,
+       PH_TOTAL, PH_COUNT };
+extern FILE *g_out; /* rank 0's tables: stdout, or stderr when the CSV goes to stdout (haar_mpi.c) */
+#define NOT_TIMED (-1.0) /* a phase this rank did not run (the maximum over ranks ignores it) */
+
+static inline void phase_add(double *ph, int k, double ms) { ph[k] = (ph[k] < 0 ? 0 : ph[k]) + ms; }
+static inline double now_ms(void) { return MPI_Wtime() * 1e3; }
+
+/* ---------------------------------------------------------------- the run's settings */
+
+typedef struct {
+    gl_cli cli;
+    int levels;
+    haar_convention conv;
+    int cpu_only; /* --cpu: no GPU is opened; every experiment computes with the C reference */
+    char io_dir[512];
+    int world_rank, world_size, local_rank, local_size, nodes;
+    int gpu; /* this rank's GPU; -1 with --cpu */
+    gl_device_info dev;
+    int cuda_aware;
+    cudaStream_t stream;
+    cudaEvent_t ev[4];
+    int rank_counts[MAX_RANK_COUNTS], n_rank_counts;
+    gl_report report; /* rank 0 */
+    FILE *quiet;      /* the report's per-row lines go here; we print our own tables */
+    char tag[64];     /* unique part of this run's file names in io_dir */
+} app;
+
+/* ---------------------------------------------------------------- one image and its references */
+
+#define N_KEEP 2
+extern const int KEEP_PCT[N_KEEP]; /* problem.c: the compress experiment keeps 10% and 1% */
+
+typedef struct {
+    int width, height;
+    size_t n;
+    char pgm[600];          /* the picture as a file, read by seed and io (all ranks know it) */
+    long long pgm_offset;   /* where its pixel bytes start */
+    int generated;          /* the file is ours to remove */
+    /* rank 0 only: */
+    unsigned char *pixels;
+    float *image;           /* the picture as floats */
+    float *ref_forward;     /* single process: forward on the whole image */
+    float *ref_inverse;     /* single process: inverse of ref_forward */
+    float *ref_kept[N_KEEP], *ref_recon[N_KEEP];
+    double ref_psnr[N_KEEP];
+    double cpu_ref_ms;      /* the C reference's forward on the whole image, one core (NAN: not timed) */
+    int refs_gpu;           /* the references come from the GPU kernels (else the C reference) */
+    int with_inverse, with_compress; /* which references the experiment checks against */
+} source;
+
+/* ---------------------------------------------------------------- one problem on n ranks */
+
+typedef struct {
+    MPI_Comm comm;
+    int rank, ranks, use_gpu;
+    int width, height, levels;
+    haar_strip *strips, mine;
+    int *counts, *displs;          /* rows per rank and first rows, for Scatterv / Gatherv */
+    MPI_Datatype row_f32, row_u8;  /* one image row: the unit of every count */
+    haar_piece **pieces;           /* rank 0: every rank's; others: own only (index rank) */
+    size_t *npieces;
+    size_t strip_n;                /* this rank's pixels */
+    float *h_strip;                /* this rank's strip (pixels, then coefficients) */
+    unsigned char *h_u8;           /* this rank's strip of 8-bit pixels */
+    float *h_gathered, *h_out;     /* rank 0: strips in rank order; the assembled layout */
+    float *d_in, *d_out;
+    void *d_scratch;
+    char out_path[700];            /* the result file of seed / io */
+} problem;
+
+/* ---------------------------------------------------------------- results */
+
+typedef struct {
+    int ranks;
+    double med[PH_COUNT], min[PH_COUNT], max[PH_COUNT]; /* ms; NAN: phase not run */
+    long long checked;
+    double psnr, threshold;
+    unsigned long long ties, ties_kept; /* compress: coefficients equal to the threshold, and kept */
+} result;
+
+typedef struct {
+    int sides[8], n;
+} size_list;
+
+/* Per square size, the totals the seed's Table 2 compares. */
+typedef struct {
+    int side;
+    double cpu_ref_ms, seed1, seedP, cpuP; /* totals: 1 rank and all ranks (seed), all ranks (cpu) */
+} ours_row;
+#define MAX_OURS 8
+
+/* ---- setup.c ---- */
+int agree(MPI_Comm comm, int status);
+void finish(int code);
+void parse_command_line(app *A, int argc, char **argv);
+void open_gpus(app *A);
+void print_setup(const app *A);
+int experiment_selected(const app *A, int e);
+size_list strong_sizes(const app *A, int e);
+size_list weak_sizes(const app *A);
+void check_sizes(const app *A);
+void make_rank_counts(app *A);
+MPI_Comm first_ranks(int n, int world_rank);
+
+/* ---- problem.c ---- */
+void to_float(const unsigned char *p, float *f, size_t n);
+void source_open(const app *A, source *S, int width, int height, int gpu_refs, int e);
+void source_close(const app *A, source *S);
+void problem_open(const app *A, problem *P, MPI_Comm comm, const source *S, int use_gpu);
+void problem_close(problem *P);
+void strip_transform(const app *A, problem *P, float *buf, int inverse, double *ph);
+void assemble(const problem *P, const float *gathered, float *image);
+void disassemble(const problem *P, const float *image, float *gathered);
+void write_floats(const char *path, const float *x, size_t n);
+void read_floats(const char *path, float *x, size_t n);
+void read_picture(const source *S, float *image);
+
+/* ---- modes.c ---- */
+int run_experiment(const app *A, int e, int use_gpu, const source *S, MPI_Comm comm, result *R);
+
+/* ---- report.c ---- */
+void open_report(app *A);
+void print_experiment_header(const app *A, int e, const char *backend, const source *img, int first);
+void print_strips(const app *A, const source *img, int n);
+void report_result(app *A, int e, const char *backend, int k, const source *img, const result *R,
+                   const result *one);
+void report_cpu_ref(app *A, int e, const source *img);
+void print_verified(int e);
+void remember_totals(const app *A, int e, const source *S, const result *all, ours_row *ours, int *n_ours);
+void print_seed_table(const app *A, const ours_row *ours, int n);
+
+#endif

@@ -1,0 +1,457 @@
+/* modes.c - Lab 05 part 2 (haar_mpi): the experiments. One run of each mode (seed and cpu, io,
+ * device, compress), the timed repetitions (per phase the maximum over ranks, the median over
+ * runs), and the checks of every multi-rank result against the single-process one, bit for bit. */
+#include <stdlib.h>
+#include <string.h>
+#include "haar_mpi.h"
+
+/* ---- mode: seed (and cpu) ---- */
+
+/* The test suite's proof that the comparison can fail: with HAAR_MPI_INJECT_FAULT set, the last
+ * rank of a multi-rank run changes one coefficient of its strip (the lowest bit of the last one). */
+static void inject_fault(problem *P)
+{
+    if (!getenv("HAAR_MPI_INJECT_FAULT") || P->ranks < 2 || P->rank != P->ranks - 1) return;
+    unsigned char *last = (unsigned char *)&P->h_strip[P->strip_n - 1];
+    last[0] ^= 1;
+}
+
+static void seed_once(const app *A, problem *P, const source *S, double *ph)
+{
+    double t = now_ms();
+    if (P->rank == 0) {
+        read_picture(S, P->h_gathered);
+        phase_add(ph, PH_READ, now_ms() - t);
+    }
+    MPI_Barrier(P->comm);
+    t = now_ms();
+    MPI_Scatterv(P->h_gathered, P->counts, P->displs, P->row_f32, P->h_strip, P->mine.rows, P->row_f32, 0, P->comm);
+    phase_add(ph, PH_SCATTER, now_ms() - t);
+    strip_transform(A, P, P->h_strip, 0, ph);
+    inject_fault(P);
+    MPI_Barrier(P->comm);
+    t = now_ms();
+    MPI_Gatherv(P->h_strip, P->mine.rows, P->row_f32, P->h_gathered, P->counts, P->displs, P->row_f32, 0, P->comm);
+    phase_add(ph, PH_GATHER, now_ms() - t);
+    if (P->rank == 0) {
+        t = now_ms();
+        assemble(P, P->h_gathered, P->h_out);
+        phase_add(ph, PH_ASSEMBLE, now_ms() - t);
+        t = now_ms();
+        write_floats(P->out_path, P->h_out, S->n);
+        phase_add(ph, PH_WRITE, now_ms() - t);
+    }
+}
+
+/* The distributed inverse of the assembled coefficients (rank 0's h_out) into rank 0's
+ * h_gathered: disassemble, scatter, inverse per strip, gather rows. Verification only. */
+static void seed_inverse(const app *A, problem *P)
+{
+    double ph[PH_COUNT];
+    for (int k = 0; k < PH_COUNT; k++) ph[k] = NOT_TIMED;
+    if (P->rank == 0) disassemble(P, P->h_out, P->h_gathered);
+    MPI_Scatterv(P->h_gathered, P->counts, P->displs, P->row_f32, P->h_strip, P->mine.rows, P->row_f32, 0, P->comm);
+    strip_transform(A, P, P->h_strip, 1, ph);
+    MPI_Gatherv(P->h_strip, P->mine.rows, P->row_f32, P->h_gathered, P->counts, P->displs, P->row_f32, 0, P->comm);
+}
+
+/* ---- mode: io (MPI-IO) ---- */
+
+static void io_check(int rc, const char *what, const char *path)
+{
+    if (rc == MPI_SUCCESS) return;
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    fprintf(stderr, "%s: MPI-IO %s '%s': %s\n", PROG, what, path, msg);
+    MPI_Abort(MPI_COMM_WORLD, GL_EXIT_FAIL);
+}
+
+/* The places of this rank's coefficients as two MPI datatypes with the same element order: in
+ * the result file (byte offsets of the image layout, increasing, as a file view requires) and in
+ * the strip in memory. */
+static void io_types(const problem *P, MPI_Datatype *file_type, MPI_Datatype *mem_type)
+{
+    size_t n = P->npieces[P->rank];
+    const haar_piece *p = P->pieces[P->rank];
+    int *len = (int *)gl_host_alloc(n * sizeof(int), "MPI-IO lengths");
+    MPI_Aint *file_at = (MPI_Aint *)gl_host_alloc(n * sizeof(MPI_Aint), "MPI-IO offsets");
+    MPI_Aint *mem_at = (MPI_Aint *)gl_host_alloc(n * sizeof(MPI_Aint), "MPI-IO offsets");
+    for (size_t i = 0; i < n; i++) {
+        len[i] = p[i].len;
+        file_at[i] = (MPI_Aint)(p[i].image_off * sizeof(float));
+        mem_at[i] = (MPI_Aint)(p[i].strip_off * sizeof(float));
+    }
+    MPI_Type_create_hindexed((int)n, len, file_at, MPI_FLOAT, file_type);
+    MPI_Type_commit(file_type);
+    MPI_Type_create_hindexed((int)n, len, mem_at, MPI_FLOAT, mem_type);
+    MPI_Type_commit(mem_type);
+    free(len);
+    free(file_at);
+    free(mem_at);
+}
+
+static void io_once(const app *A, problem *P, const source *S, MPI_Datatype file_type, MPI_Datatype mem_type,
+                    double *ph)
+{
+    MPI_File fh;
+    MPI_Status st;
+    double t = now_ms();
+    io_check(MPI_File_open(P->comm, S->pgm, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), "open", S->pgm);
+    MPI_Offset at = (MPI_Offset)S->pgm_offset + (MPI_Offset)P->mine.row0 * P->width;
+    io_check(MPI_File_read_at_all(fh, at, P->h_u8, P->mine.rows, P->row_u8, &st), "read", S->pgm);
+    MPI_File_close(&fh);
+    to_float(P->h_u8, P->h_strip, P->strip_n);
+    phase_add(ph, PH_READ, now_ms() - t);
+    strip_transform(A, P, P->h_strip, 0, ph);
+    MPI_Barrier(P->comm);
+    t = now_ms();
+    io_check(MPI_File_open(P->comm, P->out_path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh), "open",
+             P->out_path);
+    io_check(MPI_File_set_size(fh, (MPI_Offset)S->n * (MPI_Offset)sizeof(float)), "set size", P->out_path);
+    io_check(MPI_File_set_view(fh, 0, MPI_FLOAT, file_type, "native", MPI_INFO_NULL), "set view", P->out_path);
+    io_check(MPI_File_write_at_all(fh, 0, P->h_strip, 1, mem_type, &st), "write", P->out_path);
+    io_check(MPI_File_close(&fh), "close", P->out_path);
+    phase_add(ph, PH_WRITE, now_ms() - t);
+}
+
+/* ---- mode: device ---- */
+
+typedef struct {
+    float *d_image, *d_gathered, *d_result; /* rank 0: the picture, the strips in rank order, the layout */
+    float *pin_image, *pin_strip, *pin_gathered; /* staging when MPI is not CUDA-aware */
+    haar_block *blocks;                     /* rank 0: every rank's blocks (HAAR_MAX_BLOCKS each) */
+    int *nblocks;
+} device_bufs;
+
+static void device_open(const app *A, problem *P, const source *S, device_bufs *D)
+{
+    memset(D, 0, sizeof *D);
+    size_t bytes = S->n * sizeof(float);
+    if (P->rank == 0) {
+        D->d_image = (float *)gl_device_alloc(bytes, "the picture on rank 0's GPU");
+        D->d_gathered = (float *)gl_device_alloc(bytes, "the gathered strips");
+        D->d_result = (float *)gl_device_alloc(bytes, "the assembled coefficients");
+        GL_CHECK(cudaMemcpy(D->d_image, S->image, bytes, cudaMemcpyHostToDevice)); /* resident before timing */
+        D->blocks = (haar_block *)gl_host_alloc((size_t)P->ranks * HAAR_MAX_BLOCKS * sizeof(haar_block), "blocks");
+        D->nblocks = (int *)gl_host_alloc((size_t)P->ranks * sizeof(int), "blocks");
+        for (int r = 0; r < P->ranks; r++)
+            D->nblocks[r] = haar_strip_blocks(P->width, P->height, A->levels, P->strips[r],
+                                              D->blocks + (size_t)r * HAAR_MAX_BLOCKS);
+    }
+    if (!A->cuda_aware) {
+        GL_CHECK(cudaMallocHost((void **)&D->pin_strip, P->strip_n * sizeof(float)));
+        if (P->rank == 0) {
+            GL_CHECK(cudaMallocHost((void **)&D->pin_image, bytes));
+            GL_CHECK(cudaMallocHost((void **)&D->pin_gathered, bytes));
+        }
+    }
+}
+
+static void device_close(device_bufs *D)
+{
+    float *dev[] = {D->d_image, D->d_gathered, D->d_result};
+    for (int i = 0; i < 3; i++)
+        if (dev[i]) GL_CHECK(cudaFree(dev[i]));
+    float *pin[] = {D->pin_image, D->pin_strip, D->pin_gathered};
+    for (int i = 0; i < 3; i++)
+        if (pin[i]) GL_CHECK(cudaFreeHost(pin[i]));
+    free(D->blocks);
+    free(D->nblocks);
+    memset(D, 0, sizeof *D);
+}
+
+/* A synchronous copy timed into phase k. */
+static void timed_copy(double *ph, int k, void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+{
+    double t = now_ms();
+    GL_CHECK(cudaMemcpy(dst, src, bytes, kind));
+    phase_add(ph, k, now_ms() - t);
+}
+
+static void device_once(const app *A, problem *P, const source *S, device_bufs *D, double *ph)
+{
+    size_t bytes = S->n * sizeof(float), strip_bytes = P->strip_n * sizeof(float);
+    double t;
+    /* scatter: device to device (CUDA-aware), or GPU -> pinned -> MPI -> pinned -> GPU */
+    if (!A->cuda_aware && P->rank == 0) timed_copy(ph, PH_D2H, D->pin_image, D->d_image, bytes, cudaMemcpyDeviceToHost);
+    MPI_Barrier(P->comm);
+    t = now_ms();
+    MPI_Scatterv(A->cuda_aware ? (void *)D->d_image : (void *)D->pin_image, P->counts, P->displs, P->row_f32,
+                 A->cuda_aware ? (void *)P->d_in : (void *)D->pin_strip, P->mine.rows, P->row_f32, 0, P->comm);
+    phase_add(ph, PH_SCATTER, now_ms() - t);
+    if (!A->cuda_aware) timed_copy(ph, PH_H2D, P->d_in, D->pin_strip, strip_bytes, cudaMemcpyHostToDevice);
+    /* the kernel */
+    GL_CHECK(cudaEventRecord(A->ev[0], A->stream));
+    GL_CHECK(haar_gpu_forward(HAAR_SINGLE_PASS, P->d_in, P->d_out, P->width, P->mine.rows, (size_t)P->width,
+                              P->levels, A->conv, P->d_scratch, NULL, A->stream));
+    GL_CHECK(cudaEventRecord(A->ev[1], A->stream));
+    GL_CHECK(cudaEventSynchronize(A->ev[1]));
+    float ms = 0;
+    GL_CHECK(cudaEventElapsedTime(&ms, A->ev[0], A->ev[1]));
+    phase_add(ph, PH_KERNEL, ms);
+    /* gather */
+    if (!A->cuda_aware) timed_copy(ph, PH_D2H, D->pin_strip, P->d_out, strip_bytes, cudaMemcpyDeviceToHost);
+    MPI_Barrier(P->comm);
+    t = now_ms();
+    MPI_Gatherv(A->cuda_aware ? (void *)P->d_out : (void *)D->pin_strip, P->mine.rows, P->row_f32,
+                A->cuda_aware ? (void *)D->d_gathered : (void *)D->pin_gathered, P->counts, P->displs, P->row_f32, 0,
+                P->comm);
+    phase_add(ph, PH_GATHER, now_ms() - t);
+    if (P->rank != 0) return;
+    if (!A->cuda_aware) timed_copy(ph, PH_H2D, D->d_gathered, D->pin_gathered, bytes, cudaMemcpyHostToDevice);
+    /* assemble on the GPU: one 2D copy per sub-band rectangle (3L + 1 per rank), no kernel */
+    t = now_ms();
+    size_t pitch = (size_t)P->width * sizeof(float);
+    for (int r = 0; r < P->ranks; r++) {
+        const float *strip = D->d_gathered + (size_t)P->displs[r] * P->width;
+        for (int b = 0; b < D->nblocks[r]; b++) {
+            const haar_block *k = &D->blocks[(size_t)r * HAAR_MAX_BLOCKS + b];
+            GL_CHECK(cudaMemcpy2DAsync(D->d_result + (size_t)k->image_row * P->width + k->col, pitch,
+                                       strip + (size_t)k->strip_row * P->width + k->col, pitch,
+                                       (size_t)k->cols * sizeof(float), (size_t)k->rows, cudaMemcpyDeviceToDevice,
+                                       A->stream));
+        }
+    }
+    GL_CHECK(cudaStreamSynchronize(A->stream));
+    phase_add(ph, PH_ASSEMBLE, now_ms() - t);
+}
+
+/* ---- mode: compress ---- */
+
+typedef struct {
+    float *h_rec; /* this rank's reconstruction */
+    unsigned long long keep;
+    haar_mpi_selection sel;
+    double psnr;
+} compress_state;
+
+static void compress_once(const app *A, problem *P, const source *S, compress_state *C, double *ph)
+{
+    /* the strip's pixels were scattered before the timing (h_u8); forward into h_strip */
+    to_float(P->h_u8, P->h_strip, P->strip_n);
+    strip_transform(A, P, P->h_strip, 0, ph);
+    double t = now_ms();
+    haar_mpi_keep_largest(P->comm, P->h_strip, P->pieces[P->rank], P->npieces[P->rank], (unsigned long long)S->n,
+                          C->keep, &C->sel);
+    phase_add(ph, PH_SELECT, now_ms() - t);
+    memcpy(C->h_rec, P->h_strip, P->strip_n * sizeof(float));
+    strip_transform(A, P, C->h_rec, 1, ph);
+    t = now_ms();
+    C->psnr = haar_mpi_psnr_u8(P->comm, P->h_u8, C->h_rec, P->strip_n, (unsigned long long)S->n);
+    phase_add(ph, PH_PSNR, now_ms() - t);
+}
+
+/* ---------------------------------------------------------------- repetitions and results */
+
+typedef enum { RUN_SEED, RUN_IO, RUN_DEVICE, RUN_COMPRESS } run_kind;
+
+typedef struct {
+    run_kind kind;
+    const source *S;
+    MPI_Datatype file_type, mem_type; /* io */
+    device_bufs *D;                   /* device */
+    compress_state *C;                /* compress */
+} run_ctx;
+
+static void run_once(const app *A, problem *P, run_ctx *X, double *ph)
+{
+    switch (X->kind) {
+    case RUN_SEED: seed_once(A, P, X->S, ph); break;
+    case RUN_IO: io_once(A, P, X->S, X->file_type, X->mem_type, ph); break;
+    case RUN_DEVICE: device_once(A, P, X->S, X->D, ph); break;
+    case RUN_COMPRESS: compress_once(A, P, X->S, X->C, ph); break;
+    }
+}
+
+/* warmup untimed runs, then reps timed ones; rank 0 gets the median over runs of the maximum over
+ * ranks of every phase. */
+static void run_timed(const app *A, problem *P, run_ctx *X, result *R)
+{
+    int reps = A->cli.timing.reps;
+    double ph[PH_COUNT], worst[PH_COUNT];
+    double *samples = (double *)gl_host_alloc((size_t)reps * PH_COUNT * sizeof(double), "timing samples");
+    for (int w = 0; w < A->cli.timing.warmup; w++) {
+        for (int k = 0; k < PH_COUNT; k++) ph[k] = NOT_TIMED;
+        run_once(A, P, X, ph);
+    }
+    for (int i = 0; i < reps; i++) {
+        for (int k = 0; k < PH_COUNT; k++) ph[k] = NOT_TIMED;
+        MPI_Barrier(P->comm);
+        double t0 = now_ms();
+        run_once(A, P, X, ph);
+        ph[PH_TOTAL] = now_ms() - t0;
+        MPI_Reduce(ph, worst, PH_COUNT, MPI_DOUBLE, MPI_MAX, 0, P->comm);
+        for (int k = 0; k < PH_COUNT; k++) samples[(size_t)k * reps + i] = worst[k];
+    }
+    R->ranks = P->ranks;
+    for (int k = 0; k < PH_COUNT; k++) {
+        gl_summary s = gl_summarize(samples + (size_t)k * reps, reps);
+        int ran = s.max >= 0;
+        R->med[k] = ran ? s.median : NAN;
+        R->min[k] = ran ? s.min : NAN;
+        R->max[k] = ran ? s.max : NAN;
+    }
+    free(samples);
+}
+
+/* Compare bit for bit; print the first mismatches. Returns the number compared, or -1. */
+static long long verify(const char *what, const float *got, const float *want, size_t n)
+{
+    long long bad = gl_compare_exact_f32(what, got, want, NULL, n);
+    if (bad) {
+        fprintf(stderr, "VERIFICATION FAILED: %s: %lld of %zu elements differ from the single-process result\n",
+                what, bad, n);
+        return -1;
+    }
+    return (long long)n;
+}
+
+/* ---------------------------------------------------------------- one experiment on n ranks */
+
+/* --save DIR: the reconstruction from the largest k% as an 8-bit PGM (rounded and clamped as the
+ * PSNR counts it). */
+static void save_reconstruction(const app *A, const source *S, const float *rec, int pct)
+{
+    gl_image img = {S->width, S->height, (unsigned char *)gl_host_alloc(S->n, "the saved picture")};
+    for (size_t i = 0; i < S->n; i++) img.pixels[i] = haar_pixel_u8(rec[i]);
+    char path[1200], err[1400];
+    snprintf(path, sizeof path, "%s/haar_mpi_%dx%d_keep%02d_%s.pgm", A->cli.save, S->width, S->height, pct,
+             haar_convention_name(A->conv));
+    if (gl_pgm_write(path, &img, err, sizeof err)) {
+        fprintf(stderr, "%s: --save: %s\n", PROG, err);
+        MPI_Abort(MPI_COMM_WORLD, GL_EXIT_FAIL);
+    }
+    fprintf(g_out, "saved %s\n", path);
+    free(img.pixels);
+}
+
+/* "WHAT, N rank(s), PART" for the messages of a failed comparison. */
+static const char *label(char *buf, size_t len, const char *what, const problem *P, const char *part)
+{
+    snprintf(buf, len, "%s, %d rank(s), %s", what, P->ranks, part);
+    return buf;
+}
+
+/* Add the count of a further comparison to R->checked (-1 once any comparison failed). */
+static void add_checked(result *R, long long c) { R->checked = R->checked < 0 || c < 0 ? -1 : R->checked + c; }
+
+/* seed, cpu, weak: the timed runs, then the assembled layout and the result file against the
+ * single-process forward, and a distributed inverse against the single-process inverse. */
+static void run_seed_experiment(const app *A, problem *P, const source *S, const char *name, result *R)
+{
+    char what[160];
+    run_ctx X = {RUN_SEED, S, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, NULL, NULL};
+    run_timed(A, P, &X, R);
+    if (P->rank == 0) {
+        float *file = (float *)gl_host_alloc(S->n * sizeof(float), "the result file");
+        read_floats(P->out_path, file, S->n);
+        add_checked(R, verify(label(what, sizeof what, name, P, "forward (assembled layout)"), P->h_out,
+                              S->ref_forward, S->n));
+        if (R->checked >= 0 && verify(label(what, sizeof what, name, P, "result file"), file, S->ref_forward, S->n) < 0)
+            R->checked = -1;
+        free(file);
+        remove(P->out_path);
+    }
+    seed_inverse(A, P);
+    if (P->rank == 0 && R->checked >= 0)
+        add_checked(R, verify(label(what, sizeof what, name, P, "inverse"), P->h_gathered, S->ref_inverse, S->n));
+}
+
+/* io: the timed runs, then the file the ranks wrote with MPI-IO against the single-process forward. */
+static void run_io_experiment(const app *A, problem *P, const source *S, result *R)
+{
+    char what[160];
+    run_ctx X = {RUN_IO, S, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, NULL, NULL};
+    io_types(P, &X.file_type, &X.mem_type);
+    run_timed(A, P, &X, R);
+    MPI_Type_free(&X.file_type);
+    MPI_Type_free(&X.mem_type);
+    if (P->rank != 0) return;
+    read_floats(P->out_path, P->h_out, S->n);
+    add_checked(R, verify(label(what, sizeof what, "io", P, "result file (MPI-IO)"), P->h_out, S->ref_forward, S->n));
+    remove(P->out_path);
+}
+
+/* device: the timed runs, then the layout assembled on rank 0's GPU against the single-process forward. */
+static void run_device_experiment(const app *A, problem *P, const source *S, result *R)
+{
+    char what[160];
+    device_bufs D;
+    device_open(A, P, S, &D);
+    run_ctx X = {RUN_DEVICE, S, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, &D, NULL};
+    run_timed(A, P, &X, R);
+    if (P->rank == 0) {
+        GL_CHECK(cudaMemcpy(P->h_out, D.d_result, S->n * sizeof(float), cudaMemcpyDeviceToHost));
+        add_checked(R, verify(label(what, sizeof what, "device", P, "forward (assembled on rank 0's GPU)"), P->h_out,
+                              S->ref_forward, S->n));
+    }
+    device_close(&D);
+}
+
+/* compress, one keep fraction after the timed runs: the kept coefficients (assembled), the
+ * reconstruction and the PSNR against the single process's. */
+static void check_compress(const app *A, problem *P, const source *S, const compress_state *C, int k, result *R)
+{
+    char what[160], part[64];
+    MPI_Gatherv(P->h_strip, P->mine.rows, P->row_f32, P->h_gathered, P->counts, P->displs, P->row_f32, 0, P->comm);
+    if (P->rank == 0) {
+        assemble(P, P->h_gathered, P->h_out);
+        snprintf(part, sizeof part, "keep %d%%, kept coefficients", KEEP_PCT[k]);
+        add_checked(R, verify(label(what, sizeof what, "compress", P, part), P->h_out, S->ref_kept[k], S->n));
+    }
+    MPI_Gatherv(C->h_rec, P->mine.rows, P->row_f32, P->h_gathered, P->counts, P->displs, P->row_f32, 0, P->comm);
+    if (P->rank != 0 || R->checked < 0) return;
+    snprintf(part, sizeof part, "keep %d%%, reconstruction", KEEP_PCT[k]);
+    add_checked(R, verify(label(what, sizeof what, "compress", P, part), P->h_gathered, S->ref_recon[k], S->n));
+    if (R->checked >= 0 && memcmp(&C->psnr, &S->ref_psnr[k], sizeof(double)) != 0) {
+        fprintf(stderr, "VERIFICATION FAILED: compress keep %d%%, %d rank(s): PSNR %.17g dB, one process %.17g dB\n",
+                KEEP_PCT[k], P->ranks, C->psnr, S->ref_psnr[k]);
+        R->checked = -1;
+    }
+    if (R->checked >= 0 && A->cli.save && P->ranks == A->world_size)
+        save_reconstruction(A, S, P->h_gathered, KEEP_PCT[k]);
+}
+
+/* compress: the pixels are scattered once, untimed; then, per keep fraction, the timed runs and
+ * the checks. R[k] for KEEP_PCT[k]. */
+static void run_compress_experiment(const app *A, problem *P, const source *S, result *R)
+{
+    MPI_Scatterv(P->rank == 0 ? S->pixels : NULL, P->counts, P->displs, P->row_u8, P->h_u8, P->mine.rows, P->row_u8,
+                 0, P->comm);
+    compress_state C;
+    memset(&C, 0, sizeof C);
+    C.h_rec = (float *)gl_host_alloc(P->strip_n * sizeof(float), "the reconstruction");
+    run_ctx X = {RUN_COMPRESS, S, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, NULL, &C};
+    for (int k = 0; k < N_KEEP; k++) {
+        C.keep = haar_keep_count(S->n, KEEP_PCT[k]);
+        run_timed(A, P, &X, &R[k]);
+        R[k].psnr = C.psnr;
+        R[k].threshold = C.sel.threshold;
+        R[k].ties = C.sel.ties;
+        R[k].ties_kept = C.sel.ties_kept;
+        check_compress(A, P, S, &C, k, &R[k]);
+    }
+    free(C.h_rec);
+}
+
+/* Run experiment `e` (on the GPU or the CPU) for image S on the ranks of comm; rank 0 compares
+ * with the single-process results and fills R (R[0 .. N_KEEP-1] for compress). Returns 1 on rank 0
+ * when a comparison failed, else 0. */
+int run_experiment(const app *A, int e, int use_gpu, const source *S, MPI_Comm comm, result *R)
+{
+    problem P;
+    problem_open(A, &P, comm, S, use_gpu);
+    snprintf(P.out_path, sizeof P.out_path, "%s/%s.%s.f32", A->io_dir, A->tag, NAMES[e].name);
+    int n_res = 1;
+    switch (e) {
+    case EXP_IO: run_io_experiment(A, &P, S, R); break;
+    case EXP_DEVICE: run_device_experiment(A, &P, S, R); break;
+    case EXP_COMPRESS: run_compress_experiment(A, &P, S, R); n_res = N_KEEP; break;
+    default: run_seed_experiment(A, &P, S, NAMES[e].name, R); break; /* seed, cpu, weak */
+    }
+    int failed = 0;
+    for (int k = 0; k < n_res; k++) failed |= P.rank == 0 && R[k].checked < 0;
+    problem_close(&P);
+    return failed;
+}
