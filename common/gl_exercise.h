@@ -107,6 +107,18 @@ static inline void gl_exercise_wait(const gl_lab *L, const gl_exercise *e, cudaS
     GL_CHECK(cudaEventDestroy(done));
 }
 
+/* The run and count callbacks (gl_enqueue_fn, gl_count_fn) of an exercise whose context struct
+ * ctx_type holds its kernel's arguments in `args` (args_type, with a `counts` field) and whose
+ * launcher takes a pointer to them: prefix_run and prefix_count. */
+#define GL_EXERCISE_CALLBACKS(prefix, ctx_type, args_type, launcher)                          \
+    static void prefix##_run(void *ctx, cudaStream_t s) { launcher(&((ctx_type *)ctx)->args, s); } \
+    static void prefix##_count(void *ctx, unsigned long long *counts, cudaStream_t s)          \
+    {                                                                                         \
+        args_type a = ((ctx_type *)ctx)->args;                                                \
+        a.counts = counts;                                                                    \
+        launcher(&a, s);                                                                      \
+    }
+
 /* One launch of the timed kernel on the lab's stream, watched. */
 static inline void gl_exercise_run_once(gl_lab *L, const gl_exercise *e, gl_enqueue_fn fn, void *ctx)
 {
@@ -240,6 +252,14 @@ static inline void gl_exercise_rank(const char *variant, double value, const cha
     else printf("between %s (%.4g) and %s (%.4g); best rung %s: %.4g %s\n", rungs[worse_near].name,
                 rungs[worse_near].value, rungs[better_near].name, rungs[better_near].value, rungs[best].name,
                 rungs[best].value, k->unit);
+}
+
+/* Lab 01's load counts (requests, sectors, segments) of a counting twin into a row. */
+static inline void gl_exercise_load_counts(gl_row *row, const unsigned long long *h)
+{
+    row->requests = (double)h[0];
+    row->sectors_per_request = h[0] ? (double)h[1] / h[0] : NAN;
+    row->segments_per_request = h[0] ? (double)h[2] / h[0] : NAN;
 }
 
 /* The steps every exercise shares, in order: poison (the lab's), one watched launch, verify

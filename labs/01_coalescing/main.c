@@ -96,18 +96,13 @@ typedef struct {
 static int is_pow2(long long n) { return n > 0 && (n & (n - 1)) == 0; }
 
 /* The load counts of a counting twin: requests, sectors and segments per request. */
-static void counts_to_row(const unsigned long long *h, gl_row *row)
-{
-    row->requests = (double)h[0];
-    row->sectors_per_request = h[0] ? (double)h[1] / h[0] : NAN;
-    row->segments_per_request = h[0] ? (double)h[2] / h[0] : NAN;
-}
-
 static void measure_counts(lab01 *L, gl_count_fn fn, void *ctx, gl_row *row)
 {
     unsigned long long h[3];
     gl_lab_count(&L->lab, fn, ctx, h, 3);
-    counts_to_row(h, row);
+    row->requests = (double)h[0];
+    row->sectors_per_request = h[0] ? (double)h[1] / h[0] : NAN;
+    row->segments_per_request = h[0] ? (double)h[2] / h[0] : NAN;
 }
 
 /* Inputs a, b (random, on host and device; a has `a_extra` elements more) and the output c. */
@@ -385,14 +380,7 @@ typedef struct {
     float *want;
 } transpose_ex;
 
-static void ex_transpose_run(void *ctx, cudaStream_t s) { launch_yours_transpose(&((transpose_ex *)ctx)->args, s); }
-
-static void ex_transpose_count(void *ctx, unsigned long long *counts, cudaStream_t s)
-{
-    transpose_args a = ((transpose_ex *)ctx)->args;
-    a.counts = counts;
-    launch_yours_transpose(&a, s);
-}
+GL_EXERCISE_CALLBACKS(ex_transpose, transpose_ex, transpose_args, launch_yours_transpose)
 
 static void ex_transpose_poison(void *ctx) { gl_poison(((transpose_ex *)ctx)->D->d_c, ((transpose_ex *)ctx)->D->n * 4); }
 
@@ -421,7 +409,7 @@ static void run_exercises(lab01 *L, arrays *D)
     row.bytes = row.working_set_bytes = 8.0 * n;
     unsigned long long h[3];
     gl_exercise_measure(&L->lab, &j, &row, h, 3);
-    counts_to_row(h, &row);
+    gl_exercise_load_counts(&row, h);
     row.ratio = row.median_ms / strided.median_ms;
     gl_report_row(&L->lab.report, &row);
     free(x.want);

@@ -301,14 +301,7 @@ typedef struct {
     paths_args args;
 } paths_ex;
 
-static void ex_paths_run(void *ctx, cudaStream_t s) { launch_yours_paths(&((paths_ex *)ctx)->args, s); }
-
-static void ex_paths_count(void *ctx, unsigned long long *counts, cudaStream_t s)
-{
-    paths_args a = ((paths_ex *)ctx)->args;
-    a.counts = counts;
-    launch_yours_paths(&a, s);
-}
+GL_EXERCISE_CALLBACKS(ex_paths, paths_ex, paths_args, launch_yours_paths)
 
 static void ex_paths_poison(void *ctx) { gl_poison(((paths_ex *)ctx)->W->d_y, ((paths_ex *)ctx)->W->n * 4); }
 

@@ -461,14 +461,7 @@ static conv_ex conv_ex_on(lab04 *L, gpu_image *g, const conv_filter *f)
     return x;
 }
 
-static void ex_conv_run(void *ctx, cudaStream_t s) { launch_yours_conv(&((conv_ex *)ctx)->args, s); }
-
-static void ex_conv_count(void *ctx, unsigned long long *counts, cudaStream_t s)
-{
-    conv_args a = ((conv_ex *)ctx)->args;
-    a.counts = counts;
-    launch_yours_conv(&a, s);
-}
+GL_EXERCISE_CALLBACKS(ex_conv, conv_ex, conv_args, launch_yours_conv)
 
 static void ex_conv_poison(void *ctx) { poison_output(((conv_ex *)ctx)->g, 0x00); }
 
@@ -531,9 +524,7 @@ static void run_exercises(lab04 *L, gpu_image *g, const gl_image *odd)
     row.bytes = row.working_set_bytes = 2.0 * g->width * g->height;
     unsigned long long h[3]; /* gl_load_counts: requests, sectors, segments */
     gl_exercise_measure(&L->lab, &j, &row, h, 3);
-    row.requests = (double)h[0];
-    row.sectors_per_request = h[0] ? (double)h[1] / h[0] : NAN;
-    row.segments_per_request = h[0] ? (double)h[2] / h[0] : NAN;
+    gl_exercise_load_counts(&row, h);
     gl_report_row(&L->lab.report, &row);
     if (L->lab.cli.save) save_output(L, g, "smooth_yours_conv"); /* h_out: the checked output */
     char metrics[64];

@@ -584,14 +584,7 @@ static haar_ex haar_ex_on(haar_case *k)
     return x;
 }
 
-static void ex_haar_run(void *ctx, cudaStream_t s) { launch_yours_haar(&((haar_ex *)ctx)->args, s); }
-
-static void ex_haar_count(void *ctx, unsigned long long *counts, cudaStream_t s)
-{
-    haar_level_args a = ((haar_ex *)ctx)->args;
-    a.counts = counts;
-    launch_yours_haar(&a, s);
-}
+GL_EXERCISE_CALLBACKS(ex_haar, haar_ex, haar_level_args, launch_yours_haar)
 
 static void ex_haar_poison(void *ctx) { gl_poison(((haar_ex *)ctx)->k->d_out, ((haar_ex *)ctx)->k->n * sizeof(float)); }
 
@@ -648,9 +641,7 @@ static void run_exercises(lab05 *L, const picture *p)
     row.bytes = row.working_set_bytes = 8.0 * w * h;
     unsigned long long c[3]; /* gl_load_counts: requests, sectors, segments */
     gl_exercise_measure(&L->lab, &j, &row, c, 3);
-    row.requests = (double)c[0];
-    row.sectors_per_request = c[0] ? (double)c[1] / c[0] : NAN;
-    row.segments_per_request = c[0] ? (double)c[2] / c[0] : NAN;
+    gl_exercise_load_counts(&row, c);
     gl_report_row(&L->lab.report, &row);
     case_free(&k);
     char metrics[64];
