@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "coalescing.h"
+#include "exercises/exercises.h"
+#include "gl_exercise.h"
 #include "gl_lab.h"
 #include "gl_parallel.h"
 #include "gl_rng.h"
@@ -39,6 +41,8 @@ static const gl_name NAMES[] = {
     {"stride", "copy with reads strided by 1..32 elements (a permutation: each element once)"},
     {"sms", "copy, copy_vec4 and cudaMemcpy on 8, 16, ... SMs up to the whole GPU (green contexts): "
             "how many SMs saturate DRAM; not in --quick unless named"},
+    {"exercises", "Your turn: your kernels in exercises/, ranked among the rungs (only when named)"},
+    {"yours_transpose", "  exercises: your transpose of n/32 x 32 floats (exercises/transpose.cu)"},
 };
 
 static const gl_cli_spec SPEC = {
@@ -405,6 +409,54 @@ static void run_sms_sweep(lab01 *L, arrays *D)
     gl_lab_note_working_set(&L->lab, 8.0 * D->n);
     sms_ctx x = {L, D};
     gl_lab_sms_sweep(&L->lab, NULL, 0, sms_step, &x);
+/* ---------------------------------------------------------------- exercises (Your turn) */
+
+static const gl_exercise EX_TRANSPOSE = {"yours_transpose", "exercises/transpose.cu"};
+
+typedef struct {
+    arrays *D;
+    transpose_args args;
+    float *want;
+} transpose_ex;
+
+GL_EXERCISE_CALLBACKS(ex_transpose, transpose_ex, transpose_args, launch_yours_transpose)
+
+static void ex_transpose_poison(void *ctx) { gl_poison(((transpose_ex *)ctx)->D->d_c, ((transpose_ex *)ctx)->D->n * 4); }
+
+/* Output (x, y) = out[y * rows + x] must be in[x * 32 + y], bit for bit. */
+static long long ex_transpose_verify(void *ctx, const char *what)
+{
+    transpose_ex *x = (transpose_ex *)ctx;
+    return gl_exercise_verify_f32(what, x->D->d_c, x->D->h_c, x->want, x->args.rows, TRANSPOSE_COLS, 0);
+}
+
+/* The student's transpose, ranked among the stride experiment's rungs for s = 32 and the copy. */
+static void run_exercises(lab01 *L, arrays *D)
+{
+    if (!gl_exercise_selected(&L->lab.cli, EX_TRANSPOSE.variant)) return;
+    uint32_t n = D->n;
+    gl_lab_heading("exercises", "your transpose (%s) of %u x %d floats: the task of copy_stride at s = %d",
+                   EX_TRANSPOSE.file, n / TRANSPOSE_COLS, TRANSPOSE_COLS, TRANSPOSE_COLS);
+    gl_row strided = measure_stream(L, D, "exercises", "copy_stride", ST_STRIDE, TRANSPOSE_COLS, 8, 0);
+    gl_row copy = measure_stream(L, D, "exercises", "copy", ST_COPY, 0, 8, 0);
+    transpose_ex x = {D, {D->d_a, D->d_c, n / TRANSPOSE_COLS, NULL}, (float *)gl_host_alloc(n * 4, "want")};
+    for (uint32_t i = 0; i < n; i++) x.want[i] = D->h_a[ref_stream_source(ST_STRIDE, n, TRANSPOSE_COLS, i)];
+    gl_exercise_job j = {&EX_TRANSPOSE, ex_transpose_run, ex_transpose_count, &x, ex_transpose_poison,
+                         ex_transpose_verify};
+    gl_row row = gl_row_new("exercises", EX_TRANSPOSE.variant, n);
+    row.param = TRANSPOSE_COLS;
+    row.bytes = row.working_set_bytes = 8.0 * n;
+    unsigned long long h[3];
+    gl_exercise_measure(&L->lab, &j, &row, h, 3);
+    gl_exercise_load_counts(&row, h);
+    row.ratio = row.median_ms / strided.median_ms;
+    gl_report_row(&L->lab.report, &row);
+    free(x.want);
+    gl_rung rungs[] = {{"copy_stride s=32", strided.median_ms}, {"copy", copy.median_ms},
+                       {"cudaMemcpy", 8.0 * n / (L->lab.report.copy_gbs * 1e6)}};
+    char metrics[64];
+    snprintf(metrics, sizeof metrics, "%.2f sectors/request", row.sectors_per_request);
+    gl_exercise_rank(EX_TRANSPOSE.variant, row.median_ms, metrics, &(gl_rank_key){"ms", 0}, rungs, 3);
 }
 
 /* ---------------------------------------------------------------- summary */
@@ -499,6 +551,7 @@ int main(int argc, char **argv)
 
     run_stream_experiments(&L, &S);
     run_sms_sweep(&L, &S);
+    run_exercises(&L, &S);
     arrays_free(&S);
     run_seed_experiment(&L, sizes, n_sizes);
     run_groups_experiment(&L, big);

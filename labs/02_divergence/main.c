@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "divergence.h"
+#include "exercises/exercises.h"
+#include "gl_exercise.h"
 #include "gl_lab.h"
 #include "gl_rng.h"
 #include "gl_verify.h"
@@ -36,6 +38,8 @@ static const gl_name NAMES[] = {
     {"pred_divergent", "  predication: by lane, compiled to the same predicated FMAs"},
     {"branch_uniform", "  predication: by warp, each side a call: a real branch"},
     {"branch_divergent", "  predication: by lane, each side a call: a real, divergent branch"},
+    {"exercises", "Your turn: your kernels in exercises/, ranked among the rungs (only when named)"},
+    {"yours_paths", "  exercises: your k = 32 paths made warp-uniform (exercises/paths.cu)"},
 };
 
 static const gl_cli_spec SPEC = {
@@ -224,6 +228,25 @@ static float paths_ref(const void *ctx, uint32_t i)
     return ref_path(path_of(r->kind, i, r->k), r->x[i]);
 }
 
+/* One paths row (not yet reported): counts, poison, time, check a sample of warps. */
+static gl_row measure_paths(lab02 *L, gl_arrays *W, const char *experiment, const paths_variant *pv, uint32_t k)
+{
+    uint32_t n = W->n;
+    paths_job job = {pv->kind, {W->d_x, W->d_y, n, k, NULL}};
+    gl_row row = gl_row_new(experiment, pv->name, n);
+    row.param = k;
+    row.working_set_bytes = 8.0 * n;
+    lane_model want = model_paths(pv->kind, n, k);
+    measure_lanes(L, count_paths, &job, &want, &row);
+    gl_poison(W->d_y, (size_t)n * sizeof(float));
+    gl_lab_time(&L->lab, &row, enqueue_paths, &job);
+    char what[96];
+    snprintf(what, sizeof what, "%s/%s k=%u n=%u", experiment, pv->name, k, n);
+    paths_ref_ctx ref = {pv->kind, k, W->h_x};
+    row.checked = gl_verify_warps(W->d_y, W->h_y, n, SAMPLE_WARPS, paths_ref, &ref, what);
+    return row;
+}
+
 static void run_paths(lab02 *L, uint32_t n)
 {
     gl_cli *c = &L->lab.cli;
@@ -238,20 +261,9 @@ static void run_paths(lab02 *L, uint32_t n)
         if (!gl_cli_selected(c, "paths", pv->name)) continue;
         double base = 0;
         for (uint32_t e = 0, k = 1; k <= MAX_PATHS; e++, k *= 2) {
-            paths_job job = {pv->kind, {W.d_x, W.d_y, n, k, NULL}};
-            gl_row row = gl_row_new("paths", pv->name, n);
-            row.param = k;
-            row.working_set_bytes = 8.0 * n;
-            lane_model want = model_paths(pv->kind, n, k);
-            measure_lanes(L, count_paths, &job, &want, &row);
-            gl_poison(W.d_y, (size_t)n * sizeof(float));
-            gl_lab_time(&L->lab, &row, enqueue_paths, &job);
+            gl_row row = measure_paths(L, &W, "paths", pv, k);
             if (k == 1) base = row.median_ms;
             row.ratio = row.median_ms / base;
-            char what[96];
-            snprintf(what, sizeof what, "paths/%s k=%u n=%u", pv->name, k, n);
-            paths_ref_ctx ref = {pv->kind, k, W.h_x};
-            row.checked = gl_verify_warps(W.d_y, W.h_y, n, SAMPLE_WARPS, paths_ref, &ref, what);
             report(L, &row);
             L->paths_ms[v][e] = row.median_ms;
             L->paths_eff[v][e] = row.warp_exec_efficiency;
@@ -278,6 +290,58 @@ static void print_paths_summary(const lab02 *L)
                       100.0 / (1 << e), warps, L->paths_ms[1][0] > 0 ? L->paths_eff[1][e] : NAN};
         gl_table_line(stdout, cols, nc, label, v);
     }
+}
+
+/* ---------------------------------------------------------------- exercises (Your turn) */
+
+static const gl_exercise EX_PATHS = {"yours_paths", "exercises/paths.cu"};
+
+typedef struct {
+    gl_arrays *W;
+    paths_args args;
+} paths_ex;
+
+GL_EXERCISE_CALLBACKS(ex_paths, paths_ex, paths_args, launch_yours_paths)
+
+static void ex_paths_poison(void *ctx) { gl_poison(((paths_ex *)ctx)->W->d_y, ((paths_ex *)ctx)->W->n * 4); }
+
+/* Every output written; a sample of warps bit for bit (as the paths rows). */
+static long long ex_paths_verify(void *ctx, const char *what)
+{
+    gl_arrays *W = ((paths_ex *)ctx)->W;
+    paths_ref_ctx ref = {PATHS_BY_LANES, EXERCISE_PATHS, W->h_x};
+    return gl_verify_warps(W->d_y, W->h_y, W->n, SAMPLE_WARPS, paths_ref, &ref, what);
+}
+
+/* The student's paths kernel, ranked among paths_lanes and paths_warps at k = 32. */
+static void run_exercises(lab02 *L, uint32_t n)
+{
+    if (!gl_exercise_selected(&L->lab.cli, EX_PATHS.variant)) return;
+    gl_lab_heading("exercises", "your paths kernel (%s): k = %d paths fixed per lane, n = %u", EX_PATHS.file,
+                   EXERCISE_PATHS, n);
+    gl_arrays W;
+    gl_arrays_create(&W, n, L->lab.cli.seed, RNG_X);
+    gl_row rungs[2];
+    for (int v = 0; v < 2; v++) {
+        rungs[v] = measure_paths(L, &W, "exercises", &PATHS_VARIANTS[v], EXERCISE_PATHS);
+        report(L, &rungs[v]);
+    }
+    paths_ex x = {&W, {W.d_x, W.d_y, n, EXERCISE_PATHS, NULL}};
+    gl_exercise_job j = {&EX_PATHS, ex_paths_run, ex_paths_count, &x, ex_paths_poison, ex_paths_verify};
+    gl_row row = gl_row_new("exercises", EX_PATHS.variant, n);
+    row.param = EXERCISE_PATHS;
+    row.working_set_bytes = 8.0 * n;
+    unsigned long long h[4];
+    gl_exercise_measure(&L->lab, &j, &row, h, 4);
+    lane_model got = {(double)h[0], (double)h[1], (double)h[2], (double)h[3]};
+    row.warp_exec_efficiency = model_efficiency(&got);
+    row.ratio = row.median_ms / rungs[0].median_ms;
+    report(L, &row);
+    gl_arrays_free(&W);
+    gl_rung r[] = {{PATHS_VARIANTS[0].name, rungs[0].median_ms}, {PATHS_VARIANTS[1].name, rungs[1].median_ms}};
+    char metrics[64];
+    snprintf(metrics, sizeof metrics, "%.1f%% warp execution efficiency", row.warp_exec_efficiency);
+    gl_exercise_rank(EX_PATHS.variant, row.median_ms, metrics, &(gl_rank_key){"ms", 0}, r, 2);
 }
 
 /* ---------------------------------------------------------------- data */
@@ -567,6 +631,7 @@ int main(int argc, char **argv)
     run_paths(&L, work);
     run_data(&L, work);
     run_predication(&L, work);
+    run_exercises(&L, work);
 
     print_seed_comparison(&L);
     print_paths_summary(&L);

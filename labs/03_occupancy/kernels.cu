@@ -7,6 +7,7 @@
  * registers, a twin with the clock 47 - 48 warps per SM against 40). Every kernel takes its
  * launch shape from the caller: the lesson is the shape, not the body. */
 #include "occupancy.h"
+#include "exercises/exercises.h"
 #include "gl_check.h"
 #include "gl_metrics.cuh"
 
@@ -214,6 +215,9 @@ static const struct {
     [K_REGS_224] = {regs_224, 224},
 };
 
+/* A work kernel: the lab's own (WORK), or the student's (K_YOURS_REGS, in exercises/). */
+static work_fn work_fn_of(work_kernel k) { return k == K_YOURS_REGS ? yours_regs_kernel() : WORK[k].fn; }
+
 /* Dynamic shared memory above 48 KB must be allowed per kernel before a launch or a query. */
 static void allow_smem(const void *fn, size_t smem)
 {
@@ -246,20 +250,20 @@ extern "C" void launch_seed(const seed_args *a, launch_shape sh, cudaStream_t s)
 
 extern "C" void launch_work(work_kernel k, const work_args *a, launch_shape sh, cudaStream_t s)
 {
-    work_fn fn = WORK[k].fn;
+    work_fn fn = work_fn_of(k);
     allow_smem((const void *)fn, sh.smem);
     fn<<<sh.blocks, sh.threads, sh.smem, s>>>(*a);
     GL_CHECK_LAUNCH();
 }
 
 extern "C" kernel_attrs seed_attrs(void) { return attrs_of((const void *)seed_vector_add); }
-extern "C" kernel_attrs work_attrs(work_kernel k) { return attrs_of((const void *)WORK[k].fn); }
-extern "C" int work_accumulators(work_kernel k) { return WORK[k].accumulators; }
+extern "C" kernel_attrs work_attrs(work_kernel k) { return attrs_of((const void *)work_fn_of(k)); }
+extern "C" int work_accumulators(work_kernel k) { return k == K_YOURS_REGS ? EXERCISE_ACCUMULATORS : WORK[k].accumulators; }
 extern "C" int seed_api_blocks_per_sm(int threads, size_t smem)
 {
     return api_blocks((const void *)seed_vector_add, threads, smem);
 }
 extern "C" int work_api_blocks_per_sm(work_kernel k, int threads, size_t smem)
 {
-    return api_blocks((const void *)WORK[k].fn, threads, smem);
+    return api_blocks((const void *)work_fn_of(k), threads, smem);
 }

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "occupancy.h"
+#include "exercises/exercises.h"
+#include "gl_exercise.h"
 #include "gl_lab.h"
 #include "gl_residency.h"
 #include "gl_verify.h"
@@ -42,6 +44,8 @@ static const gl_name NAMES[] = {
     {"grid_stride", "  tail: the same elements, one wave of blocks looping over them"},
     {"sms", "the seed (S1, S2) and the tail again on 16, 32, 64 SMs and the whole GPU (green contexts); "
             "not in --quick unless named"},
+    {"exercises", "Your turn: your kernels in exercises/, ranked among the rungs (only when named)"},
+    {"yours_regs", "  exercises: your 128-accumulator kernel, its block and bounds (exercises/registers.cu)"},
 };
 
 static const gl_cli_spec SPEC = {
@@ -484,6 +488,47 @@ static void run_limits(lab03 *L)
     gl_arrays_free(&A);
 }
 
+/* ---------------------------------------------------------------- exercises (Your turn) */
+
+static const gl_exercise EX_REGS = {"yours_regs", "exercises/registers.cu"};
+
+/* The student's kernel beside the registers rungs of the same work (limits' sizes), by GFLOP/s:
+ * poisoned, one watched launch and its check, then the rows every launch here gets. */
+static void run_exercises(lab03 *L)
+{
+    if (!gl_exercise_selected(&L->lab.cli, EX_REGS.variant)) return;
+    int quick = L->lab.cli.quick;
+    uint32_t n = (uint32_t)L->lab.dev.sms * L->occ.max_threads_per_sm * (quick ? 2 : 8), it = (quick ? 256 : 2048) / 8;
+    gl_lab_heading("exercises", "%s: %d accumulators, %u steps, n = %u", EX_REGS.file, EXERCISE_ACCUMULATORS, it, n);
+    gl_arrays A;
+    gl_arrays_create(&A, n, L->lab.cli.seed, RNG_X);
+    launch_job j = {yours_regs_shape(n, L->lab.dev.sms), 0, K_YOURS_REGS, {0}, {A.d_x, A.d_y, n, it, NULL}};
+    if (j.sh.threads == 0 || j.sh.threads % 32 || j.sh.blocks == 0)
+        gl_exercise_refuse(&L->lab, &EX_REGS, "its launch shape needs blocks of a non-zero multiple of 32 threads");
+    work_ref_ctx ref = {A.h_x, it, EXERCISE_ACCUMULATORS};
+    gl_poison(A.d_y, (size_t)n * 4);
+    gl_exercise_run_once(&L->lab, &EX_REGS, enqueue_job, &j);
+    gl_verify_warps(A.d_y, A.h_y, n, SAMPLE_WARPS, work_ref, &ref, "exercises/yours_regs, first launch");
+    static const work_kernel kernels[] = {K_REGS_32, K_REGS_64, K_REGS_128, K_YOURS_REGS};
+    gl_rung rungs[3] = {{"regs_32", 0}, {"regs_64", 0}, {"regs_128", 0}};
+    gl_row row;
+    occ_result r = {0};
+    for (int k = 0; k < 4; k++) {
+        kernel_attrs ka = work_attrs(kernels[k]);
+        launch_shape sh = k == 3 ? j.sh : (launch_shape){n / 256, 256, 0};
+        r = compute_row(L, "exercises", k == 3 ? EX_REGS.variant : "registers", ka.registers, kernels[k], &A, it, sh, 0, &row);
+        if (ka.local_bytes) printf("note: %d bytes of local memory per thread (spills)\n", ka.local_bytes);
+        report(L, &row);
+        if (k < 3) rungs[k].value = row.gflops;
+    }
+    gl_arrays_free(&A);
+    char metrics[160];
+    snprintf(metrics, sizeof metrics, "%.3f ms, %.0f registers, %u threads/block, occupancy %.1f%% (limited by %s), "
+             "%.1f%% reached", row.median_ms, row.registers_per_thread, j.sh.threads, row.theoretical_occupancy,
+             occ_limiter_name(r.limiter), row.achieved_occupancy);
+    gl_exercise_rank(EX_REGS.variant, row.gflops, metrics, &(gl_rank_key){"GFLOP/s", 1}, rungs, 3);
+}
+
 /* ---------------------------------------------------------------- latency */
 
 /* The launch holding exactly `warps` warps per SM: blocks of min(warps, 8) warps, and as many
@@ -697,6 +742,7 @@ int main(int argc, char **argv)
     run_latency(&L, stream_n);
     run_tail(&L, "tail");
     run_sms_sweep(&L);
+    run_exercises(&L);
 
     print_seed_tables(&L);
     print_limits_summary(&L);

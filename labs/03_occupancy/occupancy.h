@@ -41,7 +41,8 @@ typedef enum {
     K_FMA_ILP4,     /* 4 elements per thread interleaved: 4 independent FMA chains */
     K_TAIL_CHUNKS,  /* K_FMA with one block per chunk of TAIL_CHUNK elements (no grid stride) */
     K_REGS_8, K_REGS_32, K_REGS_64, K_REGS_96, K_REGS_128, K_REGS_160, K_REGS_224,
-    K_COUNT
+    K_COUNT,
+    K_YOURS_REGS /* "Your turn": the student's kernel (exercises/registers.cu), not in WORK */
 } work_kernel;
 #define TAIL_ELEMS 16 /* elements per thread of one tail chunk */
 

@@ -23,6 +23,8 @@
 #include "cnn/cnn_run.h"
 #include "fusion/fusion_run.h"
 #include "ladder/convolution.h"
+#include "exercises/exercises.h"
+#include "gl_exercise.h"
 #include "gl_image.h"
 #include "gl_lab.h"
 #include "gl_parallel.h"
@@ -57,6 +59,8 @@ static const gl_name NAMES[] = {
     {"L56", "  cnn: a large layer: H 56, 3x3, M 256, C 256"},
     {"fusion", "part 3: pixel-wise and block-based pipelines, sequential / connected / fused (4093 x 2047, 16384^2)"},
     {"median", "part 3: the median 3x3 ladder: scalar, vector, shared, best (4093 x 2047, 16384^2)"},
+    {"exercises", "Your turn: your kernels in exercises/, ranked among the rungs (only when named)"},
+    {"yours_conv", "  exercises: your 3x3 filter, shared tile then coarsened (exercises/conv3x3.cu)"},
 };
 
 static const gl_cli_spec SPEC = {
@@ -154,10 +158,15 @@ static int expected(const gpu_image *g, int poison, int x, int y)
 
 /* Copy the output back; every interior pixel must equal the reference, every frame pixel the
  * poison byte. Returns the pixels compared; a mismatch prints the first ones and exits 1. */
-static long long check_output(const gpu_image *g, int poison, const char *what)
+static void copy_output(const gpu_image *g)
 {
     GL_CHECK(cudaMemcpy2D(g->h_out, (size_t)g->width, g->d_out, (size_t)g->pitch, (size_t)g->width, (size_t)g->height,
                           cudaMemcpyDeviceToHost));
+}
+
+static long long check_output(const gpu_image *g, int poison, const char *what)
+{
+    copy_output(g);
     long long bad = 0;
     GL_PARALLEL_FOR_WITH(reduction(+ : bad)) /* first count on every core; print only on a failure */
     for (int y = 0; y < g->height; y++)
@@ -411,6 +420,18 @@ static void run_sizes(lab04 *L)
 
 /* ---------------------------------------------------------------- --save */
 
+/* --save: the checked output in g->h_out, with the frame copied from the input so that the
+ * picture is whole, as DIR/NAME.pgm and .png. */
+static void save_output(lab04 *L, gpu_image *g, const char *name)
+{
+    for (int y = 0; y < g->height; y++)
+        for (int x = 0; x < g->width; x++)
+            if (x == 0 || y == 0 || x == g->width - 1 || y == g->height - 1)
+                g->h_out[(size_t)y * g->width + x] = g->h_in[(size_t)y * g->width + x];
+    gl_image out = {g->width, g->height, g->h_out};
+    gl_lab_save_picture(&L->lab, name, &out);
+}
+
 /* The input and each filter's output (the fastest kernel's, checked against the reference, with
  * the frame copied from the input so that the picture is whole). */
 static void save_pictures(lab04 *L, gpu_image *g)
@@ -429,15 +450,99 @@ static void save_pictures(lab04 *L, gpu_image *g)
         char what[96];
         snprintf(what, sizeof what, "save/%s/%s", f->name, conv_kernel_name(k));
         check_output(g, 0x00, what);
-        for (int y = 0; y < g->height; y++)
-            for (int x = 0; x < g->width; x++)
-                if (x == 0 || y == 0 || x == g->width - 1 || y == g->height - 1)
-                    g->h_out[(size_t)y * g->width + x] = g->h_in[(size_t)y * g->width + x];
-        gl_image out = {g->width, g->height, g->h_out};
         char name[64];
         snprintf(name, sizeof name, "%s_%s", f->name, conv_kernel_name(k));
-        gl_lab_save_picture(&L->lab, name, &out);
+        save_output(L, g, name);
     }
+}
+
+/* ---------------------------------------------------------------- exercises (Your turn) */
+
+static const gl_exercise EX_CONV = {"yours_conv", "exercises/conv3x3.cu"};
+static const conv_kernel EX_RUNGS[] = {K_GM_CF1, K_CM_CF1, K_SM_CF1, K_SM_CF4, K_SM_CF4_VEC, K_W16_R8, K_W16_DP4A_R8};
+#define N_EX_RUNGS (sizeof EX_RUNGS / sizeof EX_RUNGS[0])
+
+typedef struct {
+    lab04 *L;
+    gpu_image *g;
+    conv_args args;
+} conv_ex;
+
+static conv_ex conv_ex_on(lab04 *L, gpu_image *g, const conv_filter *f)
+{
+    conv_ex x = {L, g, {g->d_in, g->d_out, g->width, g->height, g->pitch, L->d_filter, f->shift, NULL}};
+    return x;
+}
+
+GL_EXERCISE_CALLBACKS(ex_conv, conv_ex, conv_args, launch_yours_conv)
+
+static void ex_conv_poison(void *ctx) { poison_output(((conv_ex *)ctx)->g, 0x00); }
+
+/* The run poisoned 0x00 is done: keep its output, run again poisoned 0xFF (watched); both must
+ * equal the reference inside and leave the frame unwritten. */
+static long long ex_conv_verify(void *ctx, const char *what)
+{
+    conv_ex *x = (conv_ex *)ctx;
+    gpu_image *g = x->g;
+    size_t n = (size_t)g->width * g->height;
+    uint8_t *first = (uint8_t *)gl_host_alloc(n, "output");
+    int *want = (int *)gl_host_alloc(n * sizeof(int), "reference");
+    copy_output(g);
+    memcpy(first, g->h_out, n);
+    poison_output(g, 0xFF);
+    gl_exercise_run_once(&x->L->lab, &EX_CONV, ex_conv_run, x);
+    copy_output(g);
+    for (size_t i = 0; i < n; i++) {
+        size_t px = i % g->width, py = i / g->width;
+        want[i] = px == 0 || py == 0 || px + 1 == (size_t)g->width || py + 1 == (size_t)g->height ? -1 : g->h_ref[i];
+    }
+    long long checked = gl_exercise_check_u8(what, first, g->h_out, want, g->width, g->height);
+    free(first);
+    free(want);
+    return checked;
+}
+
+/* The student's filter: checked with every filter on the odd picture, then measured on the ladder's
+ * picture and ranked among the ladder's rungs (and NPP) measured beside it. */
+static void run_exercises(lab04 *L, gpu_image *g, const gl_image *odd)
+{
+    if (!gl_exercise_selected(&L->lab.cli, EX_CONV.variant)) return;
+    const conv_filter *f = &CONV_FILTERS[FILTER_SMOOTH];
+    gl_lab_heading("exercises", "your 3x3 filter (%s): %s on %d x %d pixels; every filter checked on %d x %d",
+                   EX_CONV.file, f->name, g->width, g->height, odd->width, odd->height);
+    gpu_image go;
+    gpu_image_create(&go, odd);
+    for (int fi = 0; fi < N_FILTERS; fi++) {
+        use_filter(L, &go, &CONV_FILTERS[fi]);
+        conv_ex x = conv_ex_on(L, &go, &CONV_FILTERS[fi]);
+        char what[96];
+        snprintf(what, sizeof what, "exercises/%s %s %dx%d", EX_CONV.variant, CONV_FILTERS[fi].name, go.width, go.height);
+        ex_conv_poison(&x);
+        gl_exercise_run_once(&L->lab, &EX_CONV, ex_conv_run, &x);
+        ex_conv_verify(&x, what);
+    }
+    gpu_image_free(&go);
+    use_filter(L, g, f);
+    gl_rung rungs[N_EX_RUNGS + 1];
+    int n = 0;
+    for (size_t k = 0; k < N_EX_RUNGS; k++) {
+        const char *name = conv_kernel_name(EX_RUNGS[k]);
+        rungs[n++] = (gl_rung){name, measure(L, "exercises", name, EX_RUNGS[k], g, f, 0).median_ms};
+    }
+    if (npp_selected(L)) rungs[n++] = (gl_rung){"NPP", measure(L, "exercises", "NPP", PEER, g, f, 0).median_ms};
+    conv_ex x = conv_ex_on(L, g, f);
+    gl_exercise_job j = {&EX_CONV, ex_conv_run, ex_conv_count, &x, ex_conv_poison, ex_conv_verify};
+    gl_row row = gl_row_new("exercises", EX_CONV.variant, (long long)g->width * g->height);
+    row.param = g->width;
+    row.bytes = row.working_set_bytes = 2.0 * g->width * g->height;
+    unsigned long long h[3]; /* gl_load_counts: requests, sectors, segments */
+    gl_exercise_measure(&L->lab, &j, &row, h, 3);
+    gl_exercise_load_counts(&row, h);
+    gl_report_row(&L->lab.report, &row);
+    if (L->lab.cli.save) save_output(L, g, "smooth_yours_conv"); /* h_out: the checked output */
+    char metrics[64];
+    snprintf(metrics, sizeof metrics, "%.2f sectors/request", row.sectors_per_request);
+    gl_exercise_rank(EX_CONV.variant, row.median_ms, metrics, &(gl_rank_key){"ms", 0}, rungs, n);
 }
 
 /* ---------------------------------------------------------------- main */
@@ -493,6 +598,7 @@ int main(int argc, char **argv)
         return GL_EXIT_FAIL;
     }
     run_filters(&L, &odd);
+    run_exercises(&L, &g, &odd);
     gl_image_free(&odd);
     run_sizes(&L);
     save_pictures(&L, &g);

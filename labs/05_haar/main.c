@@ -27,6 +27,8 @@
 #include "gl_parallel.h"
 #include "haar.h"
 #include "haar_gpu.h"
+#include "exercises/exercises.h"
+#include "gl_exercise.h"
 
 #define PROG "haar"
 #define OPT_LEVELS 0
@@ -41,6 +43,8 @@ static const gl_name NAMES[] = {
     {"coalesced", "  rung 2: the column pass with a warp across consecutive columns"},
     {"fused_level", "  rung 3: one kernel per level on 2 x 2 blocks"},
     {"single_pass", "  rung 4: all levels in one read and one write (2^L x 2^L tiles)"},
+    {"exercises", "Your turn: your kernels in exercises/, ranked among the rungs (only when named)"},
+    {"yours_haar", "  exercises: your one-level forward transform, coalesced (exercises/haar_level.cu)"},
 };
 
 static const gl_opt OPTS[] = {
@@ -626,6 +630,86 @@ static void run_compress(lab05 *L, const picture *p)
     if (L->compress_open) gl_out_close(&L->compress_csv);
 }
 
+/* ---------------------------------------------------------------- exercises (Your turn) */
+
+static const gl_exercise EX_HAAR = {"yours_haar", "exercises/haar_level.cu"};
+
+typedef struct {
+    haar_case *k;
+    haar_level_args args;
+} haar_ex;
+
+static haar_ex haar_ex_on(haar_case *k)
+{
+    haar_ex x = {k, {k->d_in, k->d_out, k->w, k->h, k->pitch, 0.5f, NULL}}; /* 0.5: the average convention */
+    return x;
+}
+
+GL_EXERCISE_CALLBACKS(ex_haar, haar_ex, haar_level_args, launch_yours_haar)
+
+static void ex_haar_poison(void *ctx) { gl_poison(((haar_ex *)ctx)->k->d_out, ((haar_ex *)ctx)->k->n * sizeof(float)); }
+
+/* Bit for bit against the reference's one level (average convention), at (x, y). */
+static long long ex_haar_verify(void *ctx, const char *what)
+{
+    haar_case *k = ((haar_ex *)ctx)->k;
+    return gl_exercise_verify_f32(what, k->d_out, k->h_got, k->h_ref, k->pitch, (size_t)k->h, 0);
+}
+
+/* Poison, one watched launch, the check: the student's kernel on one more case, untimed. */
+static void ex_haar_check(lab05 *L, haar_case *k)
+{
+    haar_ex x = haar_ex_on(k);
+    char what[96];
+    snprintf(what, sizeof what, "exercises/%s %dx%d", EX_HAAR.variant, k->w, k->h);
+    ex_haar_poison(&x);
+    gl_exercise_run_once(&L->lab, &EX_HAAR, ex_haar_run, &x);
+    ex_haar_verify(&x, what);
+}
+
+/* The student's level: checked on a size that is no multiple of 32 (and on the picture with
+ * --save, which writes its mosaic), then measured and ranked among the four rungs at 1 level. */
+static void run_exercises(lab05 *L, const picture *p)
+{
+    if (!gl_exercise_selected(&L->lab.cli, EX_HAAR.variant)) return;
+    int quick = L->lab.cli.quick, w = quick ? 2048 : 8192, h = quick ? 1024 : 8192;
+    gl_lab_heading("exercises", "your level (%s): 1 level, average, %d x %d; also checked on 1030 x 514", EX_HAAR.file,
+                   w, h);
+    haar_case k;
+    case_create(&k, 1030, 514, 1030, 1, HAAR_AVERAGE, L->lab.cli.seed + 300);
+    ex_haar_check(L, &k);
+    case_free(&k);
+    if (L->lab.cli.save && p->w % 2 == 0 && p->h % 2 == 0) {
+        case_create(&k, p->w, p->h, (size_t)p->w, 1, HAAR_AVERAGE, L->lab.cli.seed);
+        for (size_t i = 0; i < k.n; i++) k.h_img[i] = k.h_ref[i] = p->img.pixels[i];
+        GL_CHECK(cudaMemcpy(k.d_in, k.h_img, k.n * sizeof(float), cudaMemcpyHostToDevice));
+        haar_forward_ref(k.h_ref, k.w, k.h, k.pitch, 1, HAAR_AVERAGE);
+        ex_haar_check(L, &k);
+        save_mosaic(L, k.h_got, k.w, k.h, "yours_haar_mosaic");
+        case_free(&k);
+    }
+    case_create(&k, w, h, (size_t)w, 1, HAAR_AVERAGE, L->lab.cli.seed + 200);
+    gl_rung rungs[HAAR_RUNG_COUNT];
+    for (int r = 0; r < HAAR_RUNG_COUNT; r++) {
+        gl_row row = measure(L, "exercises", &k, (haar_rung)r, 0, r == 0, NULL);
+        gl_report_row(&L->lab.report, &row);
+        rungs[r] = (gl_rung){haar_rung_name((haar_rung)r), row.median_ms};
+    }
+    haar_ex x = haar_ex_on(&k);
+    gl_exercise_job j = {&EX_HAAR, ex_haar_run, ex_haar_count, &x, ex_haar_poison, ex_haar_verify};
+    gl_row row = gl_row_new("exercises", EX_HAAR.variant, (long long)w * h);
+    row.param = 1;
+    row.bytes = row.working_set_bytes = 8.0 * w * h;
+    unsigned long long c[3]; /* gl_load_counts: requests, sectors, segments */
+    gl_exercise_measure(&L->lab, &j, &row, c, 3);
+    gl_exercise_load_counts(&row, c);
+    gl_report_row(&L->lab.report, &row);
+    case_free(&k);
+    char metrics[64];
+    snprintf(metrics, sizeof metrics, "%.2f sectors/request", row.sectors_per_request);
+    gl_exercise_rank(EX_HAAR.variant, row.median_ms, metrics, &(gl_rank_key){"ms", 0}, rungs, HAAR_RUNG_COUNT);
+}
+
 /* ---------------------------------------------------------------- main */
 
 /* The picture of compress: --image (checked before any GPU work: a bad file or a size the levels
@@ -675,6 +759,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < HAAR_RUNG_COUNT; r++)
         rung_named |= c->n_only && gl_cli_selected(c, haar_rung_name((haar_rung)r), NULL);
     for (int i = 0; i < 5; i++) experiment_named |= c->n_only && gl_cli_selected(c, NAMES[i].name, NULL);
+    experiment_named |= gl_exercise_selected(c, EX_HAAR.variant);
     for (int r = 0; r < HAAR_RUNG_COUNT; r++)
         L.rung_on[r] = !rung_named || gl_cli_selected(c, haar_rung_name((haar_rung)r), NULL);
     check_size(&L);
@@ -694,6 +779,7 @@ int main(int argc, char **argv)
     run_levels(&L);
     run_conventions(&L);
     run_compress(&L, &pic);
+    run_exercises(&L, &pic);
 
     printf("\nall %d measured rows verified against the CPU reference (average: bit for bit; orthonormal: within "
            "4 L eps max|c|) and across rungs (the same bits)\n",

@@ -1,0 +1,20 @@
+/* exercise.cuh - included by every Lab 05 exercise file: nothing to edit here.
+ *
+ * YOURS_KERNEL(name, args_type) turns your body `name_body(args_type a, gl_load_counts *c)` into
+ * the timed kernel `name` and its counting twin (the lab's rungs are made the same way). LOAD(p)
+ * reads *p (a float or a float2) from global memory and, in the counting twin, counts the sectors
+ * the warp's read touches: read global memory only through LOAD. fwd_2x2 (haar_kernels.cuh) is
+ * the arithmetic every rung shares: use it, and your bits equal theirs. YOURS_LAUNCH(name, grid,
+ * block, shared_bytes, stream, args) launches the right one. */
+#ifndef LAB05_EXERCISE_CUH
+#define LAB05_EXERCISE_CUH
+
+#include "exercises.h"
+#include "gl_exercise.cuh"
+#include "haar_kernels.cuh"
+
+#define YOURS_KERNEL(name, args_type) GL_KERNEL_PAIR(name, args_type, gl_load_counts, gl_count_flush)
+#define LOAD(p) (gl_count_load(c, (p)), *(p))
+#define YOURS_LAUNCH GL_EXERCISE_LAUNCH
+
+#endif
