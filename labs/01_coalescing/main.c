@@ -409,6 +409,8 @@ static void run_sms_sweep(lab01 *L, arrays *D)
     gl_lab_note_working_set(&L->lab, 8.0 * D->n);
     sms_ctx x = {L, D};
     gl_lab_sms_sweep(&L->lab, NULL, 0, sms_step, &x);
+}
+
 /* ---------------------------------------------------------------- exercises (Your turn) */
 
 static const gl_exercise EX_TRANSPOSE = {"yours_transpose", "exercises/transpose.cu"};

@@ -676,11 +676,11 @@ static void run_exercises(lab05 *L, const picture *p)
     gl_lab_heading("exercises", "your level (%s): 1 level, average, %d x %d; also checked on 1030 x 514", EX_HAAR.file,
                    w, h);
     haar_case k;
-    case_create(&k, 1030, 514, 1030, 1, HAAR_AVERAGE, L->lab.cli.seed + 300);
+    case_create(&k, 1030, 514, 1030, 1, HAAR_AVERAGE, L->lab.cli.seed + 300, 0);
     ex_haar_check(L, &k);
     case_free(&k);
     if (L->lab.cli.save && p->w % 2 == 0 && p->h % 2 == 0) {
-        case_create(&k, p->w, p->h, (size_t)p->w, 1, HAAR_AVERAGE, L->lab.cli.seed);
+        case_create(&k, p->w, p->h, (size_t)p->w, 1, HAAR_AVERAGE, L->lab.cli.seed, 0);
         for (size_t i = 0; i < k.n; i++) k.h_img[i] = k.h_ref[i] = p->img.pixels[i];
         GL_CHECK(cudaMemcpy(k.d_in, k.h_img, k.n * sizeof(float), cudaMemcpyHostToDevice));
         haar_forward_ref(k.h_ref, k.w, k.h, k.pitch, 1, HAAR_AVERAGE);
@@ -688,7 +688,7 @@ static void run_exercises(lab05 *L, const picture *p)
         save_mosaic(L, k.h_got, k.w, k.h, "yours_haar_mosaic");
         case_free(&k);
     }
-    case_create(&k, w, h, (size_t)w, 1, HAAR_AVERAGE, L->lab.cli.seed + 200);
+    case_create(&k, w, h, (size_t)w, 1, HAAR_AVERAGE, L->lab.cli.seed + 200, 0);
     gl_rung rungs[HAAR_RUNG_COUNT];
     for (int r = 0; r < HAAR_RUNG_COUNT; r++) {
         gl_row row = measure(L, "exercises", &k, (haar_rung)r, 0, r == 0, NULL);
