@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "fusion.h"
+#include "fusion/fusion.h"
 #include "gl_image.h"
 
 static uint32_t rgba(int r, int g, int b, int a) { return (uint32_t)r | (uint32_t)g << 8 | (uint32_t)b << 16 | (uint32_t)a << 24; }

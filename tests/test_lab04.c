@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "cnn.h"
-#include "convolution.h"
+#include "cnn/cnn.h"
+#include "ladder/convolution.h"
 
 static void test_shift(void)
 {

@@ -11,7 +11,7 @@
  *   cnn      part 2: multi-channel convolution (cnn.cu, cnn_run.c): the seed's split and fused
  *            kernels, ours (implicit GEMM), cuDNN, on the seed's configurations
  *   fusion   part 3: pixel-wise and block-based pipelines run sequential / connected / fused
- *            (fusion.cu, fusion_run.c)
+ *            (fusion/: pixel.cu, rolling.cu, median.cu, fusion_run.c)
  *   median   part 3: the median 3x3 ladder (scalar, vector, shared, best)
  * Every image row: a counting twin (global load requests, sectors per request), the output poisoned
  * with 0x00, run, checked; poisoned with 0xFF, timed, checked again: every interior pixel must
@@ -20,9 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cnn_run.h"
-#include "convolution.h"
-#include "fusion_run.h"
+#include "cnn/cnn_run.h"
+#include "fusion/fusion_run.h"
+#include "ladder/convolution.h"
 #include "gl_image.h"
 #include "gl_lab.h"
 

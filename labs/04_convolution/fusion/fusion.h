@@ -1,5 +1,5 @@
 /* fusion.h - Lab 04, part 3: kernel fusion and the median ladder. The interface between the host
- * program (fusion_run.c), the kernels (fusion.cu) and the CPU reference (fusion_reference.c, the
+ * program (fusion_run.c), the kernels (pixel.cu, rolling.cu, median.cu) and the CPU reference (fusion_reference.c, the
  * definition of every bit).
  *
  * Pixel-wise pipeline (the seed's group 1), on RGBA pixels packed in a uint32 (byte 0 R, 1 G, 2 B,
@@ -23,7 +23,7 @@
  * clamp(y + dy, 0, H - 1)), so every output pixel is defined and any size from 1 x 1 works. The fused
  * kernel therefore cannot read its input with clamped coordinates alone: an intermediate pixel
  * outside the image must be the intermediate at the clamped position, and it recomputes exactly
- * that (fusion.cu). */
+ * that (rolling.cu). */
 #ifndef FUSION_H
 #define FUSION_H
 
@@ -53,15 +53,18 @@ typedef struct {
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* fusion.cu */
+/* pixel.cu: the pixel-wise pipeline */
 const char *px_stage_name(px_stage s);
-const char *bk_stage_name(bk_stage s);
-const char *median_rung_name(median_rung r);
 void launch_px_stage(px_stage s, const px_args *a, cudaStream_t st);
 void launch_px_fused(const px_args *a, cudaStream_t st); /* in: RGBA, out: gray bytes */
+/* rolling.cu: the block-based pipeline (rolling kernels) and the median ladder's best rung */
+const char *bk_stage_name(bk_stage s);
 void launch_bk_stage(bk_stage s, const bk_args *a, cudaStream_t st);
 /* gauss -> median -> sobel in one kernel; wide: 16 pixels per lane instead of 8 */
 void launch_bk_fused(const bk_args *a, int wide, cudaStream_t st);
+void launch_median_best(const bk_args *a, cudaStream_t st); /* launch_median(MED_BEST, ...) */
+/* median.cu: the median ladder (MED_BEST through launch_median_best) */
+const char *median_rung_name(median_rung r);
 void launch_median(median_rung r, const bk_args *a, cudaStream_t st);
 
 /* fusion_reference.c: the definition */

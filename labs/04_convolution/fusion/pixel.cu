@@ -1,0 +1,176 @@
+/* pixel.cu - Lab 04, part 3: the pixel-wise pipeline's kernels (each stage alone, and the five
+ * stages fused into one kernel). fusion.h defines what every kernel computes; fusion_reference.c is
+ * the definition in C. Every kernel reproduces the reference's bits: the arithmetic is integer, and
+ * >> on a signed int is arithmetic (a floor) on the GPU.
+ *
+ * The lesson: between two kernels every pixel goes to DRAM and back; a fused kernel keeps the
+ * intermediate pixels in registers. For pixel-wise stages that is all there is to it. */
+#include "fusion.h"
+#include "gl_check.h"
+
+#define PX_BLOCK 256
+#define PX_VECS 4      /* 16-byte vectors (4 pixels) per thread of the pixel-wise kernels */
+
+/* Four products of an unsigned pixel byte and a signed weight byte, summed, plus c: one dp4a
+ * instruction (PTX dp4a.u32.s32; the __dp4a intrinsic has no mixed-sign form). */
+static __device__ __forceinline__ int dot4(uint32_t px, int weights, int c)
+{
+    int d;
+    asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(px), "r"(weights), "r"(c));
+    return d;
+}
+
+/* Y, U, V of an RGBA pixel: the seed's weights as byte dot products (dp4a: four byte products and
+ * a sum in one instruction). 129 G and the weights' range (-128..127): 129 G = G + 128 G, the 128 G
+ * added as (p & 0xff00) >> 1. */
+static __device__ __forceinline__ uint32_t rgb_to_yuv(uint32_t p)
+{
+    const int g128 = (int)((p & 0xff00u) >> 1);
+    const int y = ((dot4(p, 0x00190142, g128) + 128) >> 8) + 16;     /* 66 R + 129 G + 25 B */
+    const int u = ((dot4(p, 0x0070b6da, 128)) >> 8) + 128;           /* -38 R - 74 G + 112 B */
+    const int v = ((dot4(p, 0x00eea270, 128)) >> 8) + 128;           /* 112 R - 94 G - 18 B */
+    return (uint32_t)y | (uint32_t)u << 8 | (uint32_t)v << 16 | (p & 0xff000000u);
+}
+
+static __device__ __forceinline__ uint32_t gamma_y(uint32_t p, const uint8_t *table)
+{
+    return (p & 0xffffff00u) | table[p & 0xffu];
+}
+
+static __device__ __forceinline__ int clamp255(int v) { return min(max(v, 0), 255); }
+
+static __device__ __forceinline__ uint32_t chroma(uint32_t p)
+{
+    const int u = clamp255(128 + ((5 * ((int)(p >> 8 & 0xffu) - 128)) >> 2));
+    const int v = clamp255(128 + ((5 * ((int)(p >> 16 & 0xffu) - 128)) >> 2));
+    return (p & 0xff0000ffu) | (uint32_t)u << 8 | (uint32_t)v << 16;
+}
+
+static __device__ __forceinline__ uint32_t yuv_to_rgb(uint32_t p)
+{
+    const int c = 298 * ((int)(p & 0xffu) - 16) + 128, d = (int)(p >> 8 & 0xffu) - 128, e = (int)(p >> 16 & 0xffu) - 128;
+    const int r = clamp255((c + 409 * e) >> 8), g = clamp255((c - 100 * d - 208 * e) >> 8), b = clamp255((c + 516 * d) >> 8);
+    return (uint32_t)r | (uint32_t)g << 8 | (uint32_t)b << 16 | (p & 0xff000000u);
+}
+
+/* 77 R + 150 G + 29 B: 150 G = 22 G + 128 G, as in rgb_to_yuv. */
+static __device__ __forceinline__ uint32_t rgb_to_gray(uint32_t p)
+{
+    return (uint32_t)(dot4(p, 0x001d164d, (int)((p & 0xff00u) >> 1) + 128) >> 8);
+}
+
+static __device__ __forceinline__ uint32_t px_apply(const int s, uint32_t p, const uint8_t *table)
+{
+    switch (s) {
+    case PX_RGB_TO_YUV: return rgb_to_yuv(p);
+    case PX_GAMMA: return gamma_y(p, table);
+    case PX_CHROMA: return chroma(p);
+    case PX_YUV_TO_RGB: return yuv_to_rgb(p);
+    default: return rgb_to_gray(p);
+    }
+}
+
+/* Lesson (the fused pixel pipeline): the same five stages with the same integer steps, but the
+ * pixel is not packed back into bytes between them: Y, U - 128 and V - 128 stay separate ints in
+ * registers, and the gamma, chroma and yuv_to_rgb clamps act on them directly. */
+static __device__ __forceinline__ uint32_t px_fused_gray(uint32_t p, const uint8_t *table)
+{
+    const int g128 = (int)((p & 0xff00u) >> 1);
+    const int y = table[(dot4(p, 0x00190142, g128 + 128) >> 8) + 16];           /* Y, then gamma */
+    const int d = min(max((5 * (dot4(p, 0x0070b6da, 128) >> 8)) >> 2, -128), 127); /* U - 128, chroma */
+    const int e = min(max((5 * (dot4(p, 0x00eea270, 128) >> 8)) >> 2, -128), 127); /* V - 128, chroma */
+    const int c = 298 * (y - 16) + 128;
+    const int r = clamp255((c + 409 * e) >> 8), g = clamp255((c - 100 * d - 208 * e) >> 8), b = clamp255((c + 516 * d) >> 8);
+    return (uint32_t)(77 * r + 150 * g + 29 * b + 128) >> 8;
+}
+
+/* The gamma table, 256 bytes, copied into shared memory by the block's first 64 threads. */
+static __device__ __forceinline__ void load_table(uint8_t *table, const uint8_t *g)
+{
+    if (threadIdx.x < 64) ((uint32_t *)table)[threadIdx.x] = ((const uint32_t *)g)[threadIdx.x];
+    __syncthreads();
+}
+
+/* Lesson (one pixel-wise stage, and the fused pipeline): each thread reads 16 pixels in four
+ * 16-byte loads (all four issued before any arithmetic), applies stages first..last in registers,
+ * and writes them back (4 bytes per 4 pixels once they are gray). One stage per kernel: every
+ * intermediate picture goes to DRAM and back; fused (px_fused_gray): only the input and the final
+ * gray picture touch DRAM. */
+static __device__ __forceinline__ void px_body(px_args a, const int first, const int last)
+{
+    __shared__ uint8_t table[256];
+    if (first <= PX_GAMMA && last >= PX_GAMMA) load_table(table, a.gamma);
+    uint32_t p[PX_VECS][4];
+    size_t at[PX_VECS];
+#pragma unroll
+    for (int v = 0; v < PX_VECS; v++) { /* vector v of the thread: consecutive threads, consecutive vectors */
+        at[v] = 4 * ((size_t)blockIdx.x * PX_BLOCK * PX_VECS + (size_t)v * PX_BLOCK + threadIdx.x);
+        if (at[v] + 4 <= a.n) {
+            const uint4 x = ((const uint4 *)a.in)[at[v] / 4];
+            p[v][0] = x.x, p[v][1] = x.y, p[v][2] = x.z, p[v][3] = x.w;
+        } else {
+            for (int k = 0; k < 4; k++) p[v][k] = at[v] + k < a.n ? a.in[at[v] + k] : 0;
+        }
+    }
+#pragma unroll
+    for (int v = 0; v < PX_VECS; v++) {
+        if (first == PX_RGB_TO_YUV && last == PX_RGB_TO_GRAY) {
+#pragma unroll
+            for (int k = 0; k < 4; k++) p[v][k] = px_fused_gray(p[v][k], table);
+        } else {
+#pragma unroll
+            for (int s = first; s <= last; s++)
+#pragma unroll
+                for (int k = 0; k < 4; k++) p[v][k] = px_apply(s, p[v][k], table);
+        }
+        const size_t i = at[v];
+        if (i >= a.n) continue;
+        const bool whole = i + 4 <= a.n;
+        if (last == PX_RGB_TO_GRAY) {
+            uint8_t *o = (uint8_t *)a.out + i;
+            if (whole) *(uint32_t *)o = p[v][0] | p[v][1] << 8 | p[v][2] << 16 | p[v][3] << 24;
+            else
+                for (int k = 0; i + k < a.n; k++) o[k] = (uint8_t)p[v][k];
+        } else {
+            uint32_t *o = (uint32_t *)a.out + i;
+            if (whole) *(uint4 *)o = make_uint4(p[v][0], p[v][1], p[v][2], p[v][3]);
+            else
+                for (int k = 0; i + k < a.n; k++) o[k] = p[v][k];
+        }
+    }
+}
+
+#define PX_STAGE_KERNEL(S) \
+    static __global__ void __launch_bounds__(PX_BLOCK) px_kernel_##S(px_args a) { px_body(a, S, S); }
+PX_STAGE_KERNEL(PX_RGB_TO_YUV)
+PX_STAGE_KERNEL(PX_GAMMA)
+PX_STAGE_KERNEL(PX_CHROMA)
+PX_STAGE_KERNEL(PX_YUV_TO_RGB)
+PX_STAGE_KERNEL(PX_RGB_TO_GRAY)
+static __global__ void __launch_bounds__(PX_BLOCK) px_kernel_fused(px_args a) { px_body(a, PX_RGB_TO_YUV, PX_RGB_TO_GRAY); }
+
+static dim3 px_grid(size_t n)
+{
+    const size_t per_block = 4 * PX_BLOCK * PX_VECS;
+    return dim3((unsigned)((n + per_block - 1) / per_block));
+}
+
+void launch_px_stage(px_stage s, const px_args *a, cudaStream_t st)
+{
+    static void (*const k[PX_STAGES])(px_args) = {px_kernel_PX_RGB_TO_YUV, px_kernel_PX_GAMMA, px_kernel_PX_CHROMA,
+                                                   px_kernel_PX_YUV_TO_RGB, px_kernel_PX_RGB_TO_GRAY};
+    k[s]<<<px_grid(a->n), PX_BLOCK, 0, st>>>(*a);
+    GL_CHECK_LAUNCH();
+}
+
+void launch_px_fused(const px_args *a, cudaStream_t st)
+{
+    px_kernel_fused<<<px_grid(a->n), PX_BLOCK, 0, st>>>(*a);
+    GL_CHECK_LAUNCH();
+}
+
+const char *px_stage_name(px_stage s)
+{
+    static const char *const n[PX_STAGES] = {"rgb_to_yuv", "gamma", "chroma", "yuv_to_rgb", "rgb_to_gray"};
+    return s >= 0 && s < PX_STAGES ? n[s] : "?";
+}
