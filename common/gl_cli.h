@@ -1,7 +1,11 @@
 /* gl_cli.h - the command line every lab shares (pure C11; no CUDA needed).
  *
  *   --help  --list  --only NAME[,NAME]  --quick  --size N  --reps N  --warmup N  --seed S
- *   --device N  --csv FILE|-  --flush-l2  --once
+ *   --device N  --sms N  --csv FILE|-  --flush-l2  --once
+ *
+ * Two environment variables set defaults that the whole gpu suite can run under:
+ *   GL_SMS=N                    as --sms N (a flag given on the command line wins)
+ *   GL_DEVICE_MEMORY_LIMIT=4G   the labs believe the GPU has at most this much memory (gl_device.h)
  *
  * A lab describes itself with a gl_cli_spec (its experiment and variant names and its size range);
  * gl_cli_parse validates everything before any GPU work, so usage errors exit 2 on any machine. */
@@ -58,6 +62,9 @@ typedef struct {
     int quick;
     long long size; /* 0: the lab's default sizes */
     int device;
+    int sms;                   /* --sms N / GL_SMS: run on N SMs (a green context); 0: the whole GPU */
+    const char *sms_from;      /* "--sms" or "GL_SMS": what named N, for messages */
+    unsigned long long mem_limit; /* GL_DEVICE_MEMORY_LIMIT in bytes; 0: no cap */
     uint64_t seed;
     const char *csv;   /* NULL: no CSV; "-": stdout */
     const char *image; /* --image FILE: the input picture (labs that take images); NULL: generated */
@@ -84,6 +91,9 @@ static inline void gl_cli_help(const gl_cli_spec *s, FILE *f)
             "  --warmup N         untimed launches before timing (default 2; 0..1000)\n"
             "  --seed S           seed of all random data and index streams (default %llu)\n"
             "  --device N         GPU to use (default 0)\n"
+            "  --sms N            run every kernel on N SMs (a CUDA green context); the allowed N\n"
+            "                     come from the GPU (a wrong N is refused with them); default: all,\n"
+            "                     or $GL_SMS. $GL_DEVICE_MEMORY_LIMIT (e.g. 4G) caps the memory used\n"
             "  --csv FILE         also write results as CSV (plots/README.md); '-' = stdout\n"
             "  --flush-l2         overwrite the L2 cache before every timed repetition\n"
             "  --once             launch each measured kernel once (for ncu); times not meaningful\n",
@@ -130,6 +140,54 @@ static inline int gl_parse_u64(const char *text, uint64_t *out)
     unsigned long long v = strtoull(text, &end, 0);
     if (errno || *end != '\0') return -1;
     *out = (uint64_t)v;
+    return 0;
+}
+
+/* A byte count: an integer with an optional K, M, G or T suffix (powers of 1024), e.g. "4G". */
+static inline int gl_parse_bytes(const char *text, unsigned long long *out)
+{
+    if (!text || !*text || *text == '-' || *text == '+') return -1;
+    errno = 0;
+    char *end = NULL;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || end == text) return -1;
+    int shift = 0;
+    if (*end) {
+        const char *units = "KMGT", *u = strchr(units, end[0] & ~0x20);
+        if (!u || !end[0] || end[1] != '\0') return -1;
+        shift = 10 * (int)(u - units + 1);
+    }
+    if (v == 0 || v > (~0ULL >> shift)) return -1;
+    *out = v << shift;
+    return 0;
+}
+
+#define GL_SMS_MAX 4096 /* --sms's syntactic bound; the GPU decides the allowed values */
+
+/* --sms N / GL_SMS=N: a whole number 1..GL_SMS_MAX (the GPU checks it further, gl_green.h). */
+static inline int gl_cli_set_sms(gl_cli *c, const char *prog, const char *from, const char *val, FILE *err)
+{
+    long long v = 0;
+    if (gl_parse_ll(val, 1, GL_SMS_MAX, &v)) {
+        fprintf(err, "%s: %s '%s' is invalid: allowed integers 1..%d, then only the SM counts the GPU "
+                     "can give (listed when it cannot)\n", prog, from, val, GL_SMS_MAX);
+        return -1;
+    }
+    c->sms = (int)v;
+    c->sms_from = from;
+    return 0;
+}
+
+/* The environment's defaults (GL_SMS, GL_DEVICE_MEMORY_LIMIT); -1 with a message if malformed. */
+static inline int gl_cli_environment(gl_cli *c, const char *prog, FILE *err)
+{
+    const char *sms = getenv("GL_SMS"), *lim = getenv("GL_DEVICE_MEMORY_LIMIT");
+    if (sms && *sms && gl_cli_set_sms(c, prog, "GL_SMS", sms, err)) return -1;
+    if (lim && *lim && gl_parse_bytes(lim, &c->mem_limit)) {
+        fprintf(err, "%s: GL_DEVICE_MEMORY_LIMIT '%s' is invalid: allowed a whole number of bytes > 0 "
+                     "with an optional K, M, G or T suffix (e.g. 4G)\n", prog, lim);
+        return -1;
+    }
     return 0;
 }
 
@@ -211,6 +269,7 @@ static inline int gl_cli_parse(gl_cli *c, const gl_cli_spec *s, int argc, char *
 {
     gl_cli_defaults(c);
     for (int i = 0; i < s->n_opts && i < GL_MAX_OPTS; i++) c->opt[i] = s->opts[i].def;
+    if (gl_cli_environment(c, s->prog, err)) return GL_CLI_USAGE;
     int list = 0;
     for (int i = 1; i < argc; i++) {
         char flag[64];
@@ -243,6 +302,7 @@ static inline int gl_cli_parse(gl_cli *c, const gl_cli_spec *s, int argc, char *
         int takes_value = !strcmp(flag, "--size") || !strcmp(flag, "--reps") ||
                           !strcmp(flag, "--warmup") || !strcmp(flag, "--seed") ||
                           !strcmp(flag, "--device") || !strcmp(flag, "--csv") || !strcmp(flag, "--only") ||
+                          !strcmp(flag, "--sms") ||
                           image_flag || gl_cli_opt_index(s, flag) >= 0;
         if (!takes_value) {
             fprintf(err, "%s: unknown option '%s' (see --help)\n", s->prog, arg);
@@ -283,6 +343,8 @@ static inline int gl_cli_parse(gl_cli *c, const gl_cli_spec *s, int argc, char *
             int *dst = !strcmp(flag, "--reps") ? &c->timing.reps
                      : !strcmp(flag, "--warmup") ? &c->timing.warmup : &c->device;
             *dst = (int)v;
+        } else if (!strcmp(flag, "--sms")) {
+            if (gl_cli_set_sms(c, s->prog, "--sms", val, err)) return GL_CLI_USAGE;
         } else if (!strcmp(flag, "--seed")) {
             if (gl_parse_u64(val, &c->seed)) {
                 fprintf(err, "%s: --seed '%s' is invalid: allowed integers 0..18446744073709551615\n",
@@ -335,6 +397,15 @@ static inline int gl_cli_selected(const gl_cli *c, const char *experiment, const
     for (int i = 0; i < c->n_only; i++)
         if (!strcmp(c->only[i], experiment) || (variant && !strcmp(c->only[i], variant))) return 1;
     return 0;
+}
+
+/* An experiment that is not part of the default --quick run (e.g. a sweep over SM counts): it runs
+ * when --only names it, or in a full run without --only. */
+static inline int gl_cli_selected_sweep(const gl_cli *c, const char *experiment)
+{
+    for (int i = 0; i < c->n_only; i++)
+        if (!strcmp(c->only[i], experiment)) return 1;
+    return c->n_only == 0 && !c->quick;
 }
 
 #endif

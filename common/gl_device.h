@@ -9,7 +9,9 @@
 typedef struct {
     int id;
     char name[256];
-    int cc_major, cc_minor, sms;
+    int cc_major, cc_minor;
+    int sms;        /* the SMs this run's kernels use: --sms N, else all (everything derived uses it) */
+    int sms_device; /* the GPU's SMs (SM ids in %smid range over these) */
     size_t l2_bytes, mem_bytes;
     int sm_clock_mhz, mem_clock_mhz, bus_bits;
     int driver_api, runtime_api; /* e.g. 13000 = CUDA 13.0 */
@@ -74,7 +76,7 @@ static inline gl_device_info gl_device_open(const char *prog, int id)
     snprintf(d.name, sizeof d.name, "%s", p.name);
     d.cc_major = p.major;
     d.cc_minor = p.minor;
-    d.sms = p.multiProcessorCount;
+    d.sms = d.sms_device = p.multiProcessorCount;
     d.l2_bytes = (size_t)p.l2CacheSize;
     d.mem_bytes = p.totalGlobalMem;
     /* CUDA 13 dropped clockRate/memoryClockRate from cudaDeviceProp: ask for the attributes. */
@@ -91,10 +93,26 @@ static inline void gl_device_print(const gl_device_info *d, FILE *f)
 {
     fprintf(f, "GPU %d: %s, compute capability %d.%d, %d SMs, L2 %.1f MiB, %.1f GiB, "
                "SM clock %d MHz, memory clock %d MHz, %d-bit bus\n",
-            d->id, d->name, d->cc_major, d->cc_minor, d->sms, d->l2_bytes / 1048576.0,
+            d->id, d->name, d->cc_major, d->cc_minor, d->sms_device, d->l2_bytes / 1048576.0,
             d->mem_bytes / 1073741824.0, d->sm_clock_mhz, d->mem_clock_mhz, d->bus_bits);
     fprintf(f, "driver %s (CUDA %d.%d), runtime CUDA %d.%d\n", d->driver, d->driver_api / 1000,
             (d->driver_api % 1000) / 10, d->runtime_api / 1000, (d->runtime_api % 1000) / 10);
+    if (d->sms != d->sms_device)
+        fprintf(f, "running on %d of the GPU's %d SMs (a green context); L2 and memory bandwidth stay "
+                   "the whole GPU's\n", d->sms, d->sms_device);
+}
+
+/* Free device memory as the labs may use it: cudaMemGetInfo's free bytes, and with a cap
+ * (GL_DEVICE_MEMORY_LIMIT, `limit` > 0) no more than the cap less what is already in use, as if the
+ * GPU had `limit` bytes: the small-card path, testable on a large card. */
+static inline size_t gl_device_free_bytes(unsigned long long limit)
+{
+    size_t free_b = 0, total_b = 0;
+    GL_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (limit == 0 || limit >= total_b) return free_b;
+    size_t used = total_b - free_b;
+    size_t left = limit > used ? (size_t)limit - used : 0;
+    return left < free_b ? left : free_b;
 }
 
 /* Smallest power of two number of `elem_bytes` elements whose array is >= 4x the L2: the size at

@@ -13,6 +13,7 @@
 #include "gl_check.h"
 #include "gl_cli.h"
 #include "gl_device.h"
+#include "gl_green.h"
 #include "gl_image.h"
 #include "gl_report.h"
 #include "gl_rng.h"
@@ -26,7 +27,8 @@ typedef struct {
     const char *name; /* lab id, e.g. "01_coalescing" */
     const char *prog; /* the executable's name, for messages */
     gl_cli cli;
-    gl_device_info dev;
+    gl_device_info dev; /* dev.sms: the SMs of the run (--sms), dev.sms_device: the GPU's */
+    gl_partition part;  /* the green context the run's kernels go to (part.green NULL: whole GPU) */
     gl_timer timer;
     gl_report report;
     unsigned long long *d_counters; /* GL_MAX_COUNTERS words on the GPU, for counting twins */
@@ -43,12 +45,62 @@ static inline void gl_lab_parse(gl_lab *L, const char *name, const gl_cli_spec *
     if (rc == GL_CLI_USAGE) exit(GL_EXIT_USAGE);
 }
 
-/* Open the GPU (exit 77 without one) and print what it is. */
+/* The run's timer stream, made on the current partition and checked to run there. */
+static inline void gl_lab_make_timer(gl_lab *L)
+{
+    L->timer = gl_timer_create(&L->dev);
+    gl_partition_check_stream(&L->part, L->timer.stream, "the timing stream");
+}
+
+/* Move the run to `n` SMs (a green context; n = 0 or all: the whole GPU), e.g. for an experiment
+ * that sweeps the SM count. The timer's stream is remade there and dev.sms follows; exits 2 if the
+ * GPU cannot give n SMs (see gl_sms_allowed to ask first). */
+static inline void gl_lab_use_sms(gl_lab *L, int n)
+{
+    gl_timer_destroy(&L->timer);
+    gl_partition_close(&L->part);
+    L->part = gl_partition_open(L->prog, "--sms", L->dev.id, L->dev.sms_device, n);
+    L->dev.sms = L->part.sms;
+    gl_lab_make_timer(L);
+}
+
+/* Run `fn` once on each SM count of `counts` (0: the whole GPU; counts NULL: every count the GPU
+ * can give), each a green context made here; a count the GPU cannot give or above the run's --sms
+ * is skipped with a line. The run is back on its own SMs afterwards. */
+typedef void (*gl_sms_fn)(void *ctx);
+static inline void gl_lab_sms_sweep(gl_lab *L, const int *counts, int n_counts, gl_sms_fn fn, void *ctx)
+{
+    const gl_partition *p = &L->part;
+    int all[1024], run_sms = L->dev.sms;
+    if (!counts) {
+        n_counts = gl_sms_list(p->sms_device, p->min_sms, p->align, all, 1024);
+        counts = all;
+    }
+    for (int i = 0; i < n_counts; i++) {
+        int n = counts[i] ? counts[i] : p->sms_device;
+        if (n > run_sms || !gl_sms_allowed(n, p->sms_device, p->min_sms, p->align)) {
+            printf("\n%d SMs: %s; skipped\n", n, n > run_sms ? "more than this run's --sms" : "not a partition this GPU gives");
+            continue;
+        }
+        gl_lab_use_sms(L, n);
+        printf("\n-- on %d of %d SMs\n", L->dev.sms, p->sms_device);
+        fn(ctx);
+    }
+    gl_lab_use_sms(L, run_sms);
+}
+
+/* Open the GPU (exit 77 without one), move the run onto --sms N SMs, and print what it is. */
 static inline void gl_lab_open_device(gl_lab *L, const char *prog)
 {
     L->dev = gl_device_open(prog, L->cli.device);
+    L->part = gl_partition_open(prog, L->cli.sms_from ? L->cli.sms_from : "--sms", L->dev.id, L->dev.sms_device,
+                                L->cli.sms);
+    L->dev.sms = L->part.sms;
     gl_device_print(&L->dev, stdout);
-    L->timer = gl_timer_create(&L->dev);
+    if (L->cli.mem_limit)
+        printf("GL_DEVICE_MEMORY_LIMIT: the run uses at most %.2f GiB of the GPU's memory\n",
+               L->cli.mem_limit / 1073741824.0);
+    gl_lab_make_timer(L);
     L->d_counters = (unsigned long long *)gl_device_alloc(GL_MAX_COUNTERS * sizeof(unsigned long long),
                                                           "the counting twins' counters");
     printf("seed %llu%s%s\n", (unsigned long long)L->cli.seed, L->cli.quick ? ", --quick" : "",
@@ -65,7 +117,7 @@ static inline const char *gl_commit(void)
 /* The '# key=value' lines of every file a lab writes: which GPU, driver, CUDA, date, commit, seed. */
 static inline const char *const *gl_lab_meta(const gl_lab *L, double copy_gbs)
 {
-    static char buf[16][320];
+    static char buf[20][320];
     char date[32];
     gl_utc_now(date, sizeof date);
     const gl_device_info *d = &L->dev;
@@ -73,7 +125,10 @@ static inline const char *const *gl_lab_meta(const gl_lab *L, double copy_gbs)
     snprintf(buf[k++], sizeof buf[0], "lab=%s", L->name);
     snprintf(buf[k++], sizeof buf[0], "gpu=%s", d->name);
     snprintf(buf[k++], sizeof buf[0], "cc=%d.%d", d->cc_major, d->cc_minor);
-    snprintf(buf[k++], sizeof buf[0], "sms=%d", d->sms);
+    snprintf(buf[k++], sizeof buf[0], "sms=%d", d->sms); /* the SMs the run used (--sms) */
+    snprintf(buf[k++], sizeof buf[0], "sms_device=%d", d->sms_device);
+    snprintf(buf[k++], sizeof buf[0], "green_context=%d", L->part.green != NULL);
+    snprintf(buf[k++], sizeof buf[0], "memory_limit=%llu", L->cli.mem_limit);
     snprintf(buf[k++], sizeof buf[0], "l2_bytes=%zu", d->l2_bytes);
     snprintf(buf[k++], sizeof buf[0], "mem_bytes=%zu", d->mem_bytes);
     snprintf(buf[k++], sizeof buf[0], "driver=%s", d->driver);
@@ -86,7 +141,7 @@ static inline const char *const *gl_lab_meta(const gl_lab *L, double copy_gbs)
     snprintf(buf[k++], sizeof buf[0], "quick=%d", L->cli.quick);
     snprintf(buf[k++], sizeof buf[0], "timing=median of reps (min, max); time per launch; l2 column: "
                                       "warm = not flushed between reps");
-    static const char *meta[17];
+    static const char *meta[21];
     for (int i = 0; i < k; i++) meta[i] = buf[i];
     meta[k] = NULL;
     return meta;
@@ -126,6 +181,26 @@ static inline void gl_lab_close(gl_lab *L)
     gl_report_close(&L->report);
     gl_timer_destroy(&L->timer);
     GL_CHECK(cudaFree(L->d_counters));
+    gl_partition_check_stream(&L->part, NULL, "at the end of the run, the default stream"); /* no peer moved it */
+    gl_partition_close(&L->part);
+}
+
+/* Does a step that needs `bytes` of device memory fit (with 64 MiB to spare for the libraries'
+ * workspaces)? If not: one printed line, and a '# skipped ...' comment line in the CSV where the row
+ * would have been (readers skip '#' lines; the gap is stated, not silent). Returns 1 if it fits. */
+static inline int gl_lab_fits(gl_lab *L, double bytes, const char *experiment, const char *variant, long long size)
+{
+    size_t free_b = gl_device_free_bytes(L->cli.mem_limit);
+    if (bytes + 64.0 * 1048576.0 <= (double)free_b) return 1;
+    const char *why = L->cli.mem_limit ? " under GL_DEVICE_MEMORY_LIMIT" : "";
+    printf("skipped: %s/%s size %lld needs %.1f MiB of device memory, %.1f MiB free%s\n", experiment,
+           variant ? variant : "*", size, bytes / 1048576.0, free_b / 1048576.0, why);
+    if (L->report.csv) {
+        fprintf(L->report.csv, "# skipped experiment=%s variant=%s size=%lld need_bytes=%.0f free_bytes=%zu\n",
+                experiment, variant ? variant : "*", size, bytes, free_b);
+        gl_report_check_write(&L->report, 0);
+    }
+    return 0;
 }
 
 /* ---- the steps every measured row shares ---- */
@@ -153,6 +228,7 @@ static inline void gl_lab_fill_timing(const gl_lab *L, gl_row *row, const gl_tim
     row->min_ms = t->ms.min;
     row->max_ms = t->ms.max;
     row->l2 = t->l2_flushed ? "flushed" : "warm";
+    row->sms = L->dev.sms;
     if (!isnan(row->bytes)) {
         row->gbs = gl_gbs(row->bytes, row->median_ms);
         row->pct_of_copy = 100.0 * row->gbs / L->report.copy_gbs;

@@ -20,7 +20,7 @@
     "segments_per_request,expected_segments_per_request,warp_exec_efficiency,achieved_occupancy,"  \
     "theoretical_occupancy,sm_efficiency,expected_warp_exec_efficiency,divergent_branch_fraction,"   \
     "threads_per_block,blocks,registers_per_thread,smem_per_block,blocks_per_sm,api_blocks_per_sm,"    \
-    "smsp_efficiency,gflops,max_abs_error,max_error_over_bound,checked"
+    "smsp_efficiency,gflops,max_abs_error,max_error_over_bound,checked,sms"
 
 typedef struct {
     const char *experiment, *variant;
@@ -43,6 +43,7 @@ typedef struct {
      * |error| / its bound (<= 1: within tolerance) */
     double max_abs_error, max_error_over_bound;
     long long checked; /* outputs compared with the CPU reference */
+    int sms;           /* the SMs the row ran on (--sms, or a sweep's green context); 0: not recorded */
 } gl_row;
 
 static inline gl_row gl_row_new(const char *experiment, const char *variant, long long size)
@@ -263,7 +264,9 @@ static inline void gl_report_row(gl_report *r, const gl_row *x)
                            x->blocks_per_sm, x->api_blocks_per_sm, x->smsp_efficiency, x->gflops,
                            x->max_abs_error, x->max_error_over_bound};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) gl_csv_num(f, nums[i]);
-    fprintf(f, ",%lld\n", x->checked);
+    fprintf(f, ",%lld", x->checked);
+    if (x->sms > 0) fprintf(f, ",%d\n", x->sms);
+    else fputs(",\n", f);
     gl_report_check_write(r, fflush(f) != 0);
 }
 

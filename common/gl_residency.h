@@ -53,6 +53,30 @@ static inline int gl_unpack_warp_records(const unsigned long long *w, size_t war
     return 0;
 }
 
+/* Number the SMs the records name 0, 1, ... in order of their hardware ids (%smid ranges over the
+ * whole GPU's `sms_device` ids even when a green context gives the run fewer SMs). Returns how
+ * many SMs ran a warp; -1 (and says so) when more than `sms_run`: the kernel left its green context. */
+static inline int gl_renumber_sms(gl_warp_rec *r, size_t n, int sms_device, int sms_run, const char *what)
+{
+    int *rank = (int *)malloc((size_t)sms_device * sizeof(int));
+    if (!rank) {
+        fprintf(stderr, "out of host memory for %d SM ids\n", sms_device);
+        exit(1);
+    }
+    for (int i = 0; i < sms_device; i++) rank[i] = 0;
+    for (size_t i = 0; i < n; i++) rank[r[i].sm] = 1;
+    int used = 0;
+    for (int i = 0; i < sms_device; i++) rank[i] = rank[i] ? used++ : -1;
+    for (size_t i = 0; i < n; i++) r[i].sm = (uint32_t)rank[r[i].sm];
+    free(rank);
+    if (used > sms_run) {
+        fprintf(stderr, "%s: warps ran on %d SMs, more than the run's %d: the launch left its green context\n",
+                what, used, sms_run);
+        return -1;
+    }
+    return used;
+}
+
 /* A block is resident from its placement on the SM, which the kernel cannot see: it sees its
  * first issued instruction, and a busy scheduler may not issue from a fresh block for a long time.
  * The block scheduler refills a slot as soon as a block exits, so the placement is rebuilt per SM:

@@ -1,8 +1,9 @@
 /* gl_timing.h - how every lab times GPU work. Header-only C11 on the CUDA runtime API.
  *
  * A measurement is a function that enqueues the work once on a stream. gl_time() runs it
- * `warmup` times untimed, then `reps` times between CUDA events and reports the median, min and
- * max time per launch. Work shorter than GL_BATCH_TARGET_MS is captured `batch` times into a CUDA
+ * `warmup` times untimed (once only for work of GL_SLOW_LAUNCH_MS or more), then `reps` times
+ * between CUDA events (the first of them the probe that sizes the batch) and reports the median,
+ * min and max time per launch. Work shorter than GL_BATCH_TARGET_MS is captured `batch` times into a CUDA
  * graph and the graph is timed, so launch gaps and event resolution do not dominate tiny kernels.
  * With --flush-l2 a buffer of twice the L2 size is overwritten before every repetition, and work
  * is never batched (a batch would run all but its first launch on a warm L2). */
@@ -18,6 +19,7 @@
 
 #define GL_BATCH_TARGET_MS 0.5 /* shortest timed interval: smaller work is batched in a graph */
 #define GL_MAX_BATCH 4096
+#define GL_SLOW_LAUNCH_MS 20.0 /* work this long is warm after one warm-up launch */
 
 /* Host wall-clock time in ms (CLOCK_MONOTONIC): for the CPU references and for host calls that
  * CUDA events do not time. */
@@ -109,15 +111,22 @@ static inline gl_timing gl_time_mode(gl_timer *t, gl_enqueue_fn fn, void *ctx, c
     gl_timing r;
     memset(&r, 0, sizeof r);
     r.l2_flushed = o->flush_l2;
-    for (int w = 0; w < o->warmup; w++) fn(ctx, t->stream);
-    GL_CHECK(cudaStreamSynchronize(t->stream));
+    /* Warm-ups: after the first, more only for short work (a launch of GL_SLOW_LAUNCH_MS or more
+     * has loaded its module, filled the TLBs and raised the clocks by the time it ends). */
+    for (int w = 0; w < o->warmup; w++) {
+        const double w0 = gl_wall_ms();
+        fn(ctx, t->stream);
+        GL_CHECK(cudaStreamSynchronize(t->stream));
+        if (gl_wall_ms() - w0 >= GL_SLOW_LAUNCH_MS) break;
+    }
 
     /* Probe one launch to choose the batch and, for very slow work, the number of repetitions. */
     int batch = 1, reps = o->reps;
+    double probe = NAN;
     cudaGraphExec_t exec = NULL;
     if (!o->once) {
         if (o->flush_l2) gl_l2_flush(t, 0);
-        double probe = gl_time_once(t, fn, ctx, NULL);
+        probe = gl_time_once(t, fn, ctx, NULL);
         if (probe < GL_BATCH_TARGET_MS && !o->flush_l2) {
             batch = (int)ceil(GL_BATCH_TARGET_MS / fmax(probe, 1e-4));
             batch = batch > GL_MAX_BATCH ? GL_MAX_BATCH : batch;
@@ -135,7 +144,11 @@ static inline gl_timing gl_time_mode(gl_timer *t, gl_enqueue_fn fn, void *ctx, c
         }
     }
     double *samples = (double *)gl_host_alloc((size_t)reps * sizeof(double), "timing samples");
-    for (int i = 0; i < reps; i++) {
+    /* Unbatched, the probe is a repetition like the others (the same launch, after the warm-ups
+     * and, with --flush-l2, a flush): it is the first sample. */
+    int first = 0;
+    if (batch == 1 && !isnan(probe)) samples[first++] = probe;
+    for (int i = first; i < reps; i++) {
         if (o->flush_l2) gl_l2_flush(t, i + 1);
         samples[i] = gl_time_calls(t, fn, ctx, exec, batch) / batch;
     }

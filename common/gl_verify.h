@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gl_check.h"
+#include "gl_parallel.h"
 
 #define GL_POISON_BYTE 0xFF
 #define GL_MAX_MISMATCH_LINES 10
@@ -20,6 +21,10 @@ static inline long long gl_compare_exact_f32(const char *what, const float *got,
                                              const size_t *index, size_t n)
 {
     long long bad = 0;
+    GL_PARALLEL_FOR_WITH(reduction(+ : bad)) /* count on every core; print only on a failure */
+    for (size_t i = 0; i < n; i++) bad += memcmp(&got[i], &want[i], 4) != 0;
+    if (bad == 0) return 0;
+    bad = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t g, w;
         memcpy(&g, &got[i], 4);
@@ -78,13 +83,17 @@ static inline long long gl_verify_warps(const float *d_y, float *h_y, uint32_t n
     float *got = (float *)gl_host_alloc(m * sizeof(float), "check");
     float *want = (float *)gl_host_alloc(m * sizeof(float), "check");
     size_t *index = (size_t *)gl_host_alloc(m * sizeof(size_t), "check");
-    size_t k = 0;
+    /* Each sampled output's reference on its own (shared among the cores: gl_parallel.h). */
+    GL_PARALLEL_FOR
     for (uint32_t w = 0; w < warps; w += step)
-        for (uint32_t i = w * 32; i < w * 32 + 32 && i < n; i++, k++) {
+        for (uint32_t i = w * 32; i < w * 32 + 32 && i < n; i++) {
+            size_t k = (size_t)(w / step) * 32 + (i - w * 32);
             index[k] = i;
             got[k] = h_y[i];
             want[k] = ref(ctx, i);
         }
+    size_t warps_sampled = (warps + step - 1) / step, last = (size_t)(warps_sampled - 1) * step * 32;
+    size_t k = (warps_sampled - 1) * 32 + (n - last < 32 ? n - last : 32); /* the last may be partial */
     gl_require_match(what, gl_compare_exact_f32(what, got, want, index, k), (long long)k);
     free(got);
     free(want);

@@ -7,7 +7,10 @@
 # A lab that exits with 77 (no usable GPU) falls back to the reference CSV DIR/NN_name.csv.
 # --reference: run nothing, render every DIR/NN_*.csv. DIR defaults to plots/data/h100.
 # Each CSV is rendered by every plots/NN_*.gp with the same NN, as PNG and SVG into OUTDIR.
-# GNUPLOT (environment) names the gnuplot to use; default: gnuplot on PATH.
+# GNUPLOT (environment) names the gnuplot to use; default: gnuplot on PATH. Without one, the labs
+# still run and write their CSVs and logs; the last line then says the charts were not drawn and
+# the command that draws them from those CSVs (here once gnuplot is installed, or on any machine).
+# Prints each lab's wall time (`time NN_name: N s`) and the whole run's (`full run (plots): N s`).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,9 +33,12 @@ while (($#)); do
 done
 [[ -n $out ]] || usage
 ((reference)) || [[ -n $build ]] || usage
-command -v "$gnuplot" >/dev/null || die "gnuplot not found (install gnuplot-nox, or set GNUPLOT)"
+have_gnuplot=1
+command -v "$gnuplot" >/dev/null || have_gnuplot=0
+((have_gnuplot || !reference)) || die "gnuplot not found (install gnuplot-nox, or set GNUPLOT): no charts drawn"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+run_start=$SECONDS
 
 csvs=() sources=()   # one entry per lab: the CSV to render, and where it came from
 use() { csvs+=("$1"); sources+=("$(basename "$1" .csv): $2"); }
@@ -66,8 +72,9 @@ else
         csv=$out/data/$lab.csv log=$out/$lab.log
         echo "running ${exes[0]} --csv $csv${quick:+ $quick} (log: $log)"
         rm -f "$csv"
-        rc=0
+        rc=0 lab_start=$SECONDS
         "${exes[0]}" --csv "$csv" $quick >"$log" 2>&1 || rc=$?
+        echo "time $lab: $((SECONDS - lab_start)) s"
         if ((rc == 0)); then
             use "$csv" "measured on this machine by ${exes[0]}"
         elif ((rc == 77)); then
@@ -81,6 +88,26 @@ else
         fi
     done
     ((${#csvs[@]})) || die "no lab executables in $build/labs/NN_*/ (build first, or use --reference)"
+fi
+
+# The run's wall time: every lab and, when drawn, the charts.
+run_time() {
+    if ((reference)); then return; fi
+    if [[ -n $quick ]]; then echo "quick run (plots-quick): $((SECONDS - run_start)) s"
+    else echo "full run (plots): $((SECONDS - run_start)) s"; fi
+}
+
+if ((!have_gnuplot)); then
+    echo "data:"
+    printf '  %s\n' "${sources[@]}"
+    run_time
+    csv_dir=$data   # where the CSVs are: this run's, or (no usable GPU) the committed ones
+    [[ ${csvs[0]} == "$out/data/"* ]] && csv_dir=$out/data
+    echo "make_charts: charts not drawn: '$gnuplot' not found; the CSVs are in $csv_dir, the logs in $out." \
+         "To draw them, install gnuplot (gnuplot-nox) and run: $plots/make_charts.sh --reference --data $csv_dir" \
+         "--out $out (or copy $csv_dir to a machine with gnuplot and run the same there with its path;" \
+         "plots/compare_gpus.sh --out DIR --data $csv_dir draws them beside the committed GPUs)"
+    exit 0
 fi
 
 meta() { sed -n "s/^# $1=//p" "$2" | head -n 1; }   # value of a '# key=value' comment line
@@ -112,3 +139,4 @@ echo "charts written:"
 printf '  %s\n' "${written[@]}"
 echo "data:"
 printf '  %s\n' "${sources[@]}"
+run_time

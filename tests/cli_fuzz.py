@@ -14,8 +14,8 @@ import subprocess
 import sys
 
 FLAGS = ["--help", "--list", "--only", "--quick", "--size", "--reps", "--warmup", "--seed", "--device",
-         "--csv", "--flush-l2", "--once"]
-VALUE_FLAGS = {"--only", "--size", "--reps", "--warmup", "--seed", "--device", "--csv"}
+         "--csv", "--flush-l2", "--once", "--sms"]
+VALUE_FLAGS = {"--only", "--size", "--reps", "--warmup", "--seed", "--device", "--csv", "--sms"}
 WEIRD = ["", "0", "-1", "1", "3", "1024", "1023", "4096", "65536", "1048576", "99999999999999999999",
          "-9223372036854775808", "0x400", "1e9", "2.5", "abc", " ", "-", "--", ",", ",,", "=",
          "/no/such/dir/x.csv", "/tmp", "/dev/full", "/tmp/gl_fuzz.csv", "nosuch", "seed,nosuch",

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include "check.h"
 #include "gl_cli.h"
+#include "gl_green.h"
 #include "gl_report.h"
 #include "gl_rng.h"
 #include "gl_stats.h"
@@ -117,13 +118,13 @@ static void test_csv(void)
     remove(path);
     const char *want =
         "# lab=test\n# gpu=Some GPU\n" GL_CSV_HEADER "\n"
-        "99_test,exp,\"va,r\"\"x\",1024,3,,,warm,5,2,0.25,0.125,1.5,1234.5,,,,,,,,,,,,,,,,,,,,,,,,1024\n"
-        "99_test,exp,plain,7,,,,warm,0,0,,,,,,,,,,,,,,,,,,,,,,,,,,,,0\n";
+        "99_test,exp,\"va,r\"\"x\",1024,3,,,warm,5,2,0.25,0.125,1.5,1234.5,,,,,,,,,,,,,,,,,,,,,,,,1024,\n"
+        "99_test,exp,plain,7,,,,warm,0,0,,,,,,,,,,,,,,,,,,,,,,,,,,,,0,\n";
     CHECK(strcmp(buf, want) == 0, "CSV text:\n%s\nexpected:\n%s", buf, want);
-    /* Every row has as many fields as the header (38). */
+    /* Every row has as many fields as the header (39). */
     int header_fields = 1;
     for (const char *p = GL_CSV_HEADER; *p; p++) header_fields += *p == ',';
-    CHECK(header_fields == 38, "header has %d fields", header_fields);
+    CHECK(header_fields == 39, "header has %d fields", header_fields);
 }
 
 static const gl_name NAMES[] = {{"alpha", "a"}, {"beta", "b"}, {"b1", "variant of beta"}};
@@ -223,6 +224,48 @@ static void test_csv_errors(void)
     fclose(null);
 }
 
+/* --sms, GL_SMS, GL_DEVICE_MEMORY_LIMIT, and the allowed SM counts (gl_green.h) */
+static void test_sms(void)
+{
+    gl_cli c;
+    char msg[1024];
+    CHECK(parse(&c, msg, sizeof msg, NARGS("--sms", "16"), ARGV("--sms", "16")) == GL_CLI_RUN && c.sms == 16,
+          "--sms 16");
+    CHECK(parse(&c, msg, sizeof msg, NARGS("--sms=0"), ARGV("--sms=0")) == GL_CLI_USAGE &&
+              strstr(msg, "--sms '0' is invalid: allowed integers 1..4096"), "--sms 0: %s", msg);
+    CHECK(parse(&c, msg, sizeof msg, NARGS("--sms", "x"), ARGV("--sms", "x")) == GL_CLI_USAGE, "--sms x");
+    CHECK(parse(&c, msg, sizeof msg, NARGS("--sms"), ARGV("--sms")) == GL_CLI_USAGE, "--sms without value");
+    setenv("GL_SMS", "32", 1);
+    CHECK(parse(&c, msg, sizeof msg, 1, ARGV(NULL)) == GL_CLI_RUN && c.sms == 32 && !strcmp(c.sms_from, "GL_SMS"),
+          "GL_SMS=32 is the default");
+    CHECK(parse(&c, msg, sizeof msg, NARGS("--sms", "8"), ARGV("--sms", "8")) == GL_CLI_RUN && c.sms == 8,
+          "--sms wins over GL_SMS");
+    setenv("GL_SMS", "-4", 1);
+    CHECK(parse(&c, msg, sizeof msg, 1, ARGV(NULL)) == GL_CLI_USAGE && strstr(msg, "GL_SMS '-4' is invalid"),
+          "GL_SMS=-4: %s", msg);
+    unsetenv("GL_SMS");
+    setenv("GL_DEVICE_MEMORY_LIMIT", "4G", 1);
+    CHECK(parse(&c, msg, sizeof msg, 1, ARGV(NULL)) == GL_CLI_RUN && c.mem_limit == 4ULL << 30, "4G");
+    setenv("GL_DEVICE_MEMORY_LIMIT", "0", 1);
+    CHECK(parse(&c, msg, sizeof msg, 1, ARGV(NULL)) == GL_CLI_USAGE, "a cap of 0 bytes");
+    unsetenv("GL_DEVICE_MEMORY_LIMIT");
+    unsigned long long b = 0;
+    CHECK(!gl_parse_bytes("512m", &b) && b == 512ULL << 20, "512m");
+    CHECK(!gl_parse_bytes("1T", &b) && b == 1ULL << 40, "1T");
+    CHECK(!gl_parse_bytes("4096", &b) && b == 4096, "plain bytes");
+    CHECK(gl_parse_bytes("4GB", &b) && gl_parse_bytes("G", &b) && gl_parse_bytes("-1G", &b) &&
+              gl_parse_bytes("99999999999T", &b), "malformed caps refused");
+    /* An H100 (132 SMs, partitions of 8 aligned to 8): 8, 16, ..., 128 and 132. */
+    int list[64];
+    CHECK(gl_sms_list(132, 8, 8, list, 64) == 17 && list[0] == 8 && list[15] == 128 && list[16] == 132,
+          "H100 counts");
+    CHECK(!gl_sms_allowed(12, 132, 8, 8) && !gl_sms_allowed(4, 132, 8, 8) && !gl_sms_allowed(136, 132, 8, 8),
+          "12, 4 and 136 refused on an H100");
+    /* Compute capability 8.x (minimum 4, multiples of 2) on 108 SMs; no green contexts: the whole GPU only. */
+    CHECK(gl_sms_allowed(6, 108, 4, 2) && !gl_sms_allowed(2, 108, 4, 2) && !gl_sms_allowed(7, 108, 4, 2), "cc 8.x");
+    CHECK(gl_sms_list(46, 0, 0, list, 64) == 1 && list[0] == 46, "no green contexts: the whole GPU");
+}
+
 static void test_cli(void)
 {
     gl_cli c;
@@ -291,6 +334,7 @@ int main(void)
     test_stats();
     test_csv();
     test_cli();
+    test_sms();
     test_csv_errors();
     return check_report("test_common");
 }

@@ -115,6 +115,12 @@ static void test_residency(void)
     CHECK(gl_unpack_warp_records(&bad[0][0], 2, r, 4, "test (expected message)") == -1, "poison refused");
     unsigned long long far[1][3] = {{1, 2, 9ull << 32}};
     CHECK(gl_unpack_warp_records(&far[0][0], 1, r, 4, "test (expected message)") == -1, "SM 9 of 4 refused");
+    /* A green context of 2 SMs on a GPU of 8: hardware ids 5 and 2 become 1 and 0; a third SM is refused. */
+    gl_warp_rec g2[3] = {{1, 2, 5, 0}, {1, 2, 2, 0}, {1, 2, 5, 1}};
+    CHECK(gl_renumber_sms(g2, 3, 8, 2, "test") == 2, "2 SMs used");
+    CHECK(g2[0].sm == 1 && g2[1].sm == 0 && g2[2].sm == 1, "renumbered %u %u", g2[0].sm, g2[1].sm);
+    gl_warp_rec g3[3] = {{1, 2, 7, 0}, {1, 2, 2, 0}, {1, 2, 0, 1}};
+    CHECK(gl_renumber_sms(g3, 3, 8, 2, "test (expected message)") == -1, "3 SMs on a 2-SM context refused");
 }
 
 static void test_references(void)

@@ -83,6 +83,15 @@ static void test_cnn(void)
     size_t corner = 0;
     cnn_reference(x, ones, &s3, &corner, 1, y, NULL);
     CHECK(y[0] == (double)x[0] + x[1] + x[3] + x[4], "corner: %g", y[0]);
+    /* the outputs shared among the cores: the same bits as on one core */
+    cnn_shape s5 = {2, 3, 9, 7, 4, 5, 5, 2, 2, 1, 1, 1, 1, 1};
+    float xs[2 * 3 * 9 * 7], ws[4 * 3 * 5 * 5];
+    for (int i = 0; i < 2 * 3 * 9 * 7; i++) xs[i] = (float)((i * 37) % 23) / 7.0f - 1.5f;
+    for (int i = 0; i < 4 * 3 * 5 * 5; i++) ws[i] = (float)((i * 11) % 13) / 5.0f - 1.1f;
+    double one[2 * 4 * 9 * 7], all[2 * 4 * 9 * 7], mag_one[2 * 4 * 9 * 7], mag_all[2 * 4 * 9 * 7];
+    cnn_reference(xs, ws, &s5, NULL, 0, one, mag_one);
+    cnn_reference_all_cores(xs, ws, &s5, NULL, 0, all, mag_all);
+    CHECK(!memcmp(one, all, sizeof one) && !memcmp(mag_one, mag_all, sizeof mag_one), "all cores = one core");
     CHECK(cnn_flops(&s3) == 2.0 * 9 * 9, "flops");
     /* every unsupported parameter is refused, by cnn_check and by cnn_forward before any GPU work */
     const struct {

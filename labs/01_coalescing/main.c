@@ -13,6 +13,7 @@
 #include <string.h>
 #include "coalescing.h"
 #include "gl_lab.h"
+#include "gl_parallel.h"
 #include "gl_rng.h"
 #include "gl_verify.h"
 
@@ -21,6 +22,7 @@
 #define FULL_CHECK_MAX (1u << 20) /* larger seed outputs: every output checked written, a sample of
                                      SAMPLE_WARPS warps compared with the replayed reference */
 #define SAMPLE_WARPS 32768u
+#define SLOW_BUDGET_MS 1000.0 /* at most this per measurement (never fewer than 3 repetitions) */
 
 static const gl_name NAMES[] = {
     {"seed", "the seed's vector add at sizes 32K .. >= 4x L2 (variants below)"},
@@ -35,6 +37,8 @@ static const gl_name NAMES[] = {
     {"add", "  stream: c[i] = a[i] + b[i]"},
     {"offset", "copy with reads misaligned by 0..32 elements"},
     {"stride", "copy with reads strided by 1..32 elements (a permutation: each element once)"},
+    {"sms", "copy, copy_vec4 and cudaMemcpy on 8, 16, ... SMs up to the whole GPU (green contexts): "
+            "how many SMs saturate DRAM; not in --quick unless named"},
 };
 
 static const gl_cli_spec SPEC = {
@@ -226,10 +230,12 @@ static int seed_selected(const gl_cli *c)
 
 /* GPU bytes for n elements: the streaming arrays (a has MAX_OFFSET more), and when the seed or
  * groups experiments run, their arrays and two generators' states. */
+static size_t seed_bytes(uint64_t n) { return (size_t)(n * (3 * 4 + 2 * GL_XORWOW_WORDS * 4)); }
+
 static size_t device_bytes(const gl_cli *c, uint64_t n)
 {
     size_t stream = (size_t)(3 * n + MAX_OFFSET) * 4;
-    size_t seed = (size_t)(n * (3 * 4 + 2 * GL_XORWOW_WORDS * 4));
+    size_t seed = seed_bytes(n);
     return seed_selected(c) || gl_cli_selected(c, "groups", NULL) ? stream + seed : stream;
 }
 
@@ -240,6 +246,7 @@ static void run_seed_experiment(lab01 *L, const long long *sizes, int n_sizes)
     gl_lab_heading("seed", "vector add, %d iterations, %d threads/block; the two inputs fill the L2 at "
                            "n = %zu", SEED_ITERS, SEED_BLOCK, L->lab.dev.l2_bytes / 8);
     for (int s = 0; s < n_sizes; s++) {
+        if (!gl_lab_fits(&L->lab, (double)seed_bytes((uint64_t)sizes[s]), "seed", NULL, sizes[s])) continue;
         seed_data D;
         seed_data_create(&D, (uint32_t)sizes[s], c->seed);
         double base = 0;
@@ -303,6 +310,7 @@ static long long verify_stream(const arrays *D, stream_kind k, uint32_t param, c
     uint32_t n = D->n;
     GL_CHECK(cudaMemcpy(D->h_c, D->d_c, n * sizeof(float), cudaMemcpyDeviceToHost));
     float *want = (float *)gl_host_alloc(n * sizeof(float), "check");
+    GL_PARALLEL_FOR /* each expected element on its own, on every core */
     for (uint32_t i = 0; i < n; i++) {
         float x = D->h_a[ref_stream_source(k, n, param, i)];
         want[i] = k == ST_ADD ? x + D->h_b[i] : x;
@@ -366,6 +374,39 @@ static void run_stream_experiments(lab01 *L, arrays *D)
     }
 }
 
+/* ---------------------------------------------------------------- sms */
+
+typedef struct {
+    lab01 *L;
+    arrays *D;
+} sms_ctx;
+
+/* One SM count of the sweep: the two copy kernels and cudaMemcpy (does it follow the green
+ * context, or run on copy engines?); % of memcpy against the run's own ceiling. */
+static void sms_step(void *ctx)
+{
+    sms_ctx *x = (sms_ctx *)ctx;
+    measure_stream(x->L, x->D, "sms", "copy", ST_COPY, 0, 8, 0);
+    measure_stream(x->L, x->D, "sms", "copy_vec4", ST_COPY_VEC4, 0, 8, 0);
+    gl_lab *lab = &x->L->lab;
+    size_t bytes = (size_t)x->D->n * sizeof(float);
+    gl_timing t = gl_time_memcpy(&lab->timer, x->D->d_c, x->D->d_a, bytes, &lab->cli.timing);
+    gl_row row = gl_row_new("sms", "memcpy_d2d", x->D->n);
+    row.bytes = row.working_set_bytes = 2.0 * bytes;
+    gl_lab_fill_timing(lab, &row, &t);
+    gl_report_row(&lab->report, &row);
+}
+
+static void run_sms_sweep(lab01 *L, arrays *D)
+{
+    if (!gl_cli_selected_sweep(&L->lab.cli, "sms")) return;
+    gl_lab_heading("sms", "copy and copy_vec4 (n = %u) on every SM count this GPU gives; the L2 and DRAM "
+                          "stay the whole GPU's", D->n);
+    gl_lab_note_working_set(&L->lab, 8.0 * D->n);
+    sms_ctx x = {L, D};
+    gl_lab_sms_sweep(&L->lab, NULL, 0, sms_step, &x);
+}
+
 /* ---------------------------------------------------------------- summary */
 
 static void print_seed_comparison(const lab01 *L)
@@ -414,6 +455,9 @@ int main(int argc, char **argv)
                 c->size, SPEC.size_min, SPEC.size_max);
         return GL_EXIT_USAGE;
     }
+    /* The random-access kernels at DRAM sizes take 0.2-0.43 s a launch and vary by 0.01-0.1%
+     * (min to max, the committed H100 run): 3 repetitions (the floor) say as much as 4-5. */
+    c->timing.budget_ms = fmin(c->timing.budget_ms, SLOW_BUDGET_MS);
     gl_lab_open_device(&L.lab, PROG);
 
     /* Sizes: the seed's sweep spans the L2 up to the first size whose arrays are >= 4x L2. */
@@ -427,11 +471,17 @@ int main(int argc, char **argv)
         sizes[n_sizes++] = 1 << 20;
     } else
         for (long long n = SEED_SIZE_MIN; n <= dram_n; n *= 2) sizes[n_sizes++] = n;
+    size_t free_b = gl_device_free_bytes(c->mem_limit), spare = (size_t)64 << 20;
+    while (!c->size && big > (1u << 20) && device_bytes(c, big) + spare > free_b) {
+        big /= 2; /* the default size on a small card: say so */
+        printf("note: %.1f MiB of device memory free: the streaming arrays shrink to %u elements\n",
+               free_b / 1048576.0, big);
+    }
     size_t need = device_bytes(c, big);
-    if (need > L.lab.dev.mem_bytes) {
+    if (need + spare > free_b) {
         fprintf(stderr, "%s: --size %u needs %.1f GiB of GPU memory for the selected experiments; "
-                        "this GPU has %.1f GiB: use a smaller --size\n",
-                PROG, big, need / 1073741824.0, L.lab.dev.mem_bytes / 1073741824.0);
+                        "%.1f GiB free: use a smaller --size\n",
+                PROG, big, need / 1073741824.0, free_b / 1073741824.0);
         return GL_EXIT_USAGE;
     }
 
@@ -448,6 +498,7 @@ int main(int argc, char **argv)
     gl_lab_note_working_set(&L.lab, 8.0 * big);
 
     run_stream_experiments(&L, &S);
+    run_sms_sweep(&L, &S);
     arrays_free(&S);
     run_seed_experiment(&L, sizes, n_sizes);
     run_groups_experiment(&L, big);

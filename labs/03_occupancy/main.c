@@ -20,7 +20,7 @@
 #define PROG "occupancy"
 #define SAMPLE_WARPS 1024u /* long-running outputs: this many warps compared bit for bit */
 #define SEED_MAX 262144u   /* the seed's sizes 32 .. 65536, then until S1 and S2 coincide */
-#define TIMELINE_HEADER "experiment,variant,size,block,sm,warps,start_us,end_us"
+#define TIMELINE_HEADER "experiment,variant,size,block,sm,warps,start_us,end_us,sms"
 
 static const gl_name NAMES[] = {
     {"seed", "the seed's vector_add, 32 .. 262144 elements, two launch scenarios (variants below)"},
@@ -40,6 +40,8 @@ static const gl_name NAMES[] = {
     {"tail", "the partial last wave (variants below)"},
     {"chunks", "  tail: one block per chunk, w waves - 1, w waves, w waves + 1 chunks"},
     {"grid_stride", "  tail: the same elements, one wave of blocks looping over them"},
+    {"sms", "the seed (S1, S2) and the tail again on 16, 32, 64 SMs and the whole GPU (green contexts); "
+            "not in --quick unless named"},
 };
 
 static const gl_cli_spec SPEC = {
@@ -204,8 +206,8 @@ static void write_timeline(lab03 *L, const gl_row *row, const gl_warp_rec *rec, 
             lo = r[w].start < lo ? r[w].start : lo;
             hi = r[w].end > hi ? r[w].end : hi;
         }
-        fprintf(L->timeline.f, "%s,%s,%lld,%zu,%u,%u,%.3f,%.3f\n", row->experiment, row->variant, row->size, b,
-                r[0].sm, per_block, (lo - t0) / 1e3, (hi - t0) / 1e3);
+        fprintf(L->timeline.f, "%s,%s,%lld,%zu,%u,%u,%.3f,%.3f,%d\n", row->experiment, row->variant, row->size, b,
+                r[0].sm, per_block, (lo - t0) / 1e3, (hi - t0) / 1e3, L->lab.dev.sms);
     }
     gl_out_check(&L->timeline, 0);
 }
@@ -225,7 +227,9 @@ static void measure_residency(lab03 *L, launch_job *j, gl_row *row, int timeline
     enqueue_job(&rj, L->lab.timer.stream);
     GL_CHECK(cudaStreamSynchronize(L->lab.timer.stream));
     GL_CHECK(cudaMemcpy(h_rec, d_rec, bytes, cudaMemcpyDeviceToHost));
-    if (gl_unpack_warp_records(h_rec, warps, rec, L->lab.dev.sms, what)) exit(GL_EXIT_FAIL);
+    if (gl_unpack_warp_records(h_rec, warps, rec, L->lab.dev.sms_device, what) ||
+        gl_renumber_sms(rec, warps, L->lab.dev.sms_device, L->lab.dev.sms, what) < 0)
+        exit(GL_EXIT_FAIL);
     gl_warps_start_at_placement(rec, warps, j->sh.threads / 32, (int)row->blocks_per_sm);
     if (timeline && L->has_timeline) write_timeline(L, row, rec, warps, j->sh.threads / 32);
     gl_residency g = gl_residency_of(rec, warps, L->lab.dev.sms, L->max_warps);
@@ -271,14 +275,16 @@ static float seed_ref(const void *ctx, uint32_t i)
     return ref_seed(r->a[i], r->b[i], i);
 }
 
-static void run_seed(lab03 *L)
+/* `experiment`: "seed", or "sms_seed" for the SM sweep (both variants, tables left alone). */
+static void run_seed(lab03 *L, const char *experiment)
 {
     gl_cli *c = &L->lab.cli;
-    int want[2] = {gl_cli_selected(c, "seed", "S1"), gl_cli_selected(c, "seed", "S2")};
+    int sweep = strcmp(experiment, "seed") != 0;
+    int want[2] = {sweep || gl_cli_selected(c, "seed", "S1"), sweep || gl_cli_selected(c, "seed", "S2")};
     if (!want[0] && !want[1]) return;
     int sms = L->lab.dev.sms;
     uint32_t iters = c->quick ? SEED_ITERS_QUICK : SEED_ITERS;
-    gl_lab_heading("seed", "vector_add, %u iterations (the seed: 1,000,000 on the K40); S1: threads = "
+    gl_lab_heading(experiment, "vector_add, %u iterations (the seed: 1,000,000 on the K40); S1: threads = "
                            "min(size, 1024); S2: the smallest power of two >= 32 with size / threads <= "
                            "%d blocks (the SM count), at most 1024",
                    iters, sms);
@@ -297,13 +303,14 @@ static void run_seed(lab03 *L)
             j.sh = (launch_shape){size / t, t, 0};
             j.is_seed = 1;
             j.seed = (seed_args){A.d_x, B.d_x, A.d_y, iters, NULL};
-            gl_row row = gl_row_new("seed", v == 0 ? "S1" : "S2", size);
+            gl_row row = gl_row_new(experiment, v == 0 ? "S1" : "S2", size);
             row.working_set_bytes = 12.0 * size;
             output_check out = {A.d_y, A.h_y, size, seed_ref, &ref, 0};
             measure(L, &j, &row, &out, 1);
             if (v == 0) s1_ms = row.median_ms;
             row.ratio = row.median_ms / (v == 0 ? row.median_ms : s1_ms);
             report(L, &row);
+            if (sweep) continue;
             L->seed_ms[v][s] = row.median_ms;
             L->seed_theo[v][s] = row.theoretical_occupancy;
             L->seed_ach[v][s] = row.achieved_occupancy;
@@ -576,17 +583,19 @@ static void print_latency_summary(const lab03 *L)
 
 /* ---------------------------------------------------------------- tail */
 
-static void run_tail(lab03 *L)
+/* `experiment`: "tail", or "sms_tail" for the SM sweep (both variants). */
+static void run_tail(lab03 *L, const char *experiment)
 {
     gl_cli *c = &L->lab.cli;
-    int want_c = gl_cli_selected(c, "tail", "chunks"), want_g = gl_cli_selected(c, "tail", "grid_stride");
+    int sweep = strcmp(experiment, "tail") != 0;
+    int want_c = sweep || gl_cli_selected(c, "tail", "chunks"), want_g = sweep || gl_cli_selected(c, "tail", "grid_stride");
     if (!want_c && !want_g) return;
     const unsigned threads = 1024; /* 2 blocks per SM: a lone last block is half an SM's work */
     uint32_t iters = c->quick ? 64 : 256;
     kernel_attrs ka = work_attrs(K_TAIL_CHUNKS);
     int per_sm = occ_calculate(&L->occ, threads, ka.registers, (size_t)ka.static_smem, 0).blocks_per_sm;
     unsigned wave = (unsigned)(per_sm * L->lab.dev.sms);
-    gl_lab_heading("tail", "%u threads/block, %d blocks per SM: one wave = %u blocks; a chunk = %u x %d "
+    gl_lab_heading(experiment, "%u threads/block, %d blocks per SM: one wave = %u blocks; a chunk = %u x %d "
                            "elements, %u FMAs each; param = chunks; ratio = time / time of w whole waves",
                    threads, per_sm, wave, threads, TAIL_ELEMS, iters);
     static const unsigned WAVES[] = {1, 2, 4};
@@ -606,7 +615,7 @@ static void run_tail(lab03 *L)
                 launch_shape sh = g == 0 ? (launch_shape){chunks, threads, 0} : (launch_shape){wave, threads, 0};
                 gl_row row;
                 int timeline = g == 0 && WAVES[wi] == 1 && delta == 1; /* the lone last block */
-                compute_row(L, "tail", g == 0 ? "chunks" : "grid_stride", chunks, g == 0 ? K_TAIL_CHUNKS : K_FMA,
+                compute_row(L, experiment, g == 0 ? "chunks" : "grid_stride", chunks, g == 0 ? K_TAIL_CHUNKS : K_FMA,
                             &A, iters, sh, timeline, &row);
                 if (d == 0) whole[g] = row.median_ms;
                 row.ratio = row.median_ms / whole[g];
@@ -616,6 +625,25 @@ static void run_tail(lab03 *L)
     }
     A.n = full_n;
     gl_arrays_free(&A);
+}
+
+/* ---------------------------------------------------------------- sms */
+
+/* The seed and the tail on 16, 32, 64 SMs and the whole GPU, each a green context made in this
+ * run (counts the GPU cannot give, or above the run's --sms, are skipped with a line). What the
+ * lesson shows: S2's rule and the wave follow the SM count; the L2 and DRAM stay the whole GPU's. */
+static void sms_step(void *ctx)
+{
+    run_seed((lab03 *)ctx, "sms_seed");
+    run_tail((lab03 *)ctx, "sms_tail");
+}
+
+static void run_sms_sweep(lab03 *L)
+{
+    if (!gl_cli_selected_sweep(&L->lab.cli, "sms")) return;
+    static const int COUNTS[] = {16, 32, 64, 0}; /* 0: the whole GPU */
+    gl_lab_heading("sms", "the seed and the tail on 16, 32, 64 SMs and the whole GPU (green contexts)");
+    gl_lab_sms_sweep(&L->lab, COUNTS, 4, sms_step, L);
 }
 
 /* ---------------------------------------------------------------- main */
@@ -637,10 +665,17 @@ int main(int argc, char **argv)
 
     /* The memory-bound arrays: >= 4x L2 each (quick: a quarter of that, said so below). */
     uint32_t stream_n = (uint32_t)(c->size ? c->size : (long long)gl_dram_elems(&L.lab.dev, sizeof(float)) / (c->quick ? 4 : 1));
-    size_t need = (size_t)stream_n * 2 * sizeof(float) + (size_t)L.lab.dev.sms * 2048 * 8 * 2 * sizeof(float);
-    if (need > L.lab.dev.mem_bytes) {
-        fprintf(stderr, "%s: --size %lld needs %.1f GiB of GPU memory; this GPU has %.1f GiB: use a smaller --size\n",
-                PROG, c->size, need / 1073741824.0, L.lab.dev.mem_bytes / 1073741824.0);
+    size_t fixed = (size_t)L.lab.dev.sms * 2048 * 8 * 2 * sizeof(float) + ((size_t)64 << 20);
+    size_t free_b = gl_device_free_bytes(c->mem_limit);
+    while (!c->size && stream_n > (1u << 20) && (size_t)stream_n * 2 * sizeof(float) + fixed > free_b) {
+        stream_n /= 2; /* the default size on a small card: say so */
+        printf("note: %.1f MiB of device memory free: the streaming arrays shrink to %u elements\n",
+               free_b / 1048576.0, stream_n);
+    }
+    size_t need = (size_t)stream_n * 2 * sizeof(float) + fixed;
+    if (need > free_b) {
+        fprintf(stderr, "%s: --size %lld needs %.1f GiB of GPU memory; %.1f GiB free: use a smaller --size\n",
+                PROG, c->size, need / 1073741824.0, free_b / 1073741824.0);
         return GL_EXIT_USAGE;
     }
 
@@ -657,10 +692,11 @@ int main(int argc, char **argv)
     gl_lab_fill_timing(&L.lab, &ceil_row, &ceil_t);
     report(&L, &ceil_row);
 
-    run_seed(&L);
+    run_seed(&L, "seed");
     run_limits(&L);
     run_latency(&L, stream_n);
-    run_tail(&L);
+    run_tail(&L, "tail");
+    run_sms_sweep(&L);
 
     print_seed_tables(&L);
     print_limits_summary(&L);

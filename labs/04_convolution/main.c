@@ -25,6 +25,7 @@
 #include "ladder/convolution.h"
 #include "gl_image.h"
 #include "gl_lab.h"
+#include "gl_parallel.h"
 
 #define PROG "convolution"
 #define LADDER_SIDE 3072 /* the seed's image */
@@ -144,6 +145,13 @@ static void poison_output(const gpu_image *g, int value)
     GL_CHECK(cudaMemset(g->d_out, value, (size_t)g->pitch * g->height));
 }
 
+/* What pixel (x, y) of the output must hold: the reference inside, the poison byte on the frame. */
+static int expected(const gpu_image *g, int poison, int x, int y)
+{
+    int frame = x == 0 || y == 0 || x == g->width - 1 || y == g->height - 1;
+    return frame ? poison : g->h_ref[(size_t)y * g->width + x];
+}
+
 /* Copy the output back; every interior pixel must equal the reference, every frame pixel the
  * poison byte. Returns the pixels compared; a mismatch prints the first ones and exits 1. */
 static long long check_output(const gpu_image *g, int poison, const char *what)
@@ -151,11 +159,16 @@ static long long check_output(const gpu_image *g, int poison, const char *what)
     GL_CHECK(cudaMemcpy2D(g->h_out, (size_t)g->width, g->d_out, (size_t)g->pitch, (size_t)g->width, (size_t)g->height,
                           cudaMemcpyDeviceToHost));
     long long bad = 0;
+    GL_PARALLEL_FOR_WITH(reduction(+ : bad)) /* first count on every core; print only on a failure */
+    for (int y = 0; y < g->height; y++)
+        for (int x = 0; x < g->width; x++) bad += g->h_out[(size_t)y * g->width + x] != expected(g, poison, x, y);
+    if (bad == 0) return (long long)g->width * g->height;
+    bad = 0;
     for (int y = 0; y < g->height; y++)
         for (int x = 0; x < g->width; x++) {
             size_t i = (size_t)y * g->width + x;
             int frame = x == 0 || y == 0 || x == g->width - 1 || y == g->height - 1;
-            int want = frame ? poison : g->h_ref[i];
+            int want = expected(g, poison, x, y);
             if (g->h_out[i] == want) continue;
             if (bad < GL_MAX_MISMATCH_LINES)
                 fprintf(stderr, "  %s: pixel (%d, %d): got %d, expected %d%s\n", what, x, y, g->h_out[i], want,

@@ -28,6 +28,10 @@ const char *haar_convention_name(haar_convention c);
 /* The reference, in place on a strip of rows (computed in double, stored as float). */
 void haar_forward_ref(float *img, int width, int height, size_t pitch, int levels, haar_convention c);
 void haar_inverse_ref(float *img, int width, int height, size_t pitch, int levels, haar_convention c);
+/* The same on every core (rows and columns shared among the threads; gl_parallel.h): the same
+ * bits. The plain ones above stay on one core (the seed's "1 CPU"; one MPI rank per core). */
+void haar_forward_ref_all_cores(float *img, int width, int height, size_t pitch, int levels, haar_convention c);
+void haar_inverse_ref_all_cores(float *img, int width, int height, size_t pitch, int levels, haar_convention c);
 /* Compression (the reference): keep the `keep` largest-magnitude coefficients of n (ties at the
  * threshold kept in index order), zero the others in place; returns the sum of the squares of the
  * dropped ones. With the orthonormal convention that sum / pixels is exactly the reconstruction's

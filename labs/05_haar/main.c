@@ -24,6 +24,7 @@
 #include <time.h>
 #include "gl_image.h"
 #include "gl_lab.h"
+#include "gl_parallel.h"
 #include "haar.h"
 #include "haar_gpu.h"
 
@@ -84,10 +85,39 @@ typedef struct {
     haar_convention conv;
     float *h_img, *h_ref, *h_got, *h_first; /* host: input, reference, GPU result, first rung's */
     float *d_in, *d_out, *d_back, *d_scratch;
-    double max_abs_in, cpu_ms;
+    double max_abs_in, max_abs_ref; /* max |value| of the input and of the reference coefficients */
+    double cpu_ms, cpu_all_ms;      /* the reference's time on one core (NAN: not timed), on all cores */
 } haar_case;
 
-static void case_create(haar_case *k, int w, int h, size_t pitch, int levels, haar_convention conv, uint64_t seed)
+static double max_abs(const float *v, const haar_case *k);
+static void compare_bits(const char *what, const float *got, const float *want, const haar_case *k);
+
+/* The reference coefficients, computed once per case on every core (timed: cpu_all_ms). With
+ * one_core (the seed's sizes: the seed's "1 CPU"), also timed on one core, a plain loop nest, and
+ * the two results compared bit for bit (the threads share rows and columns, never a sum). */
+static void reference_create(haar_case *k, int one_core)
+{
+    size_t bytes = k->n * sizeof(float);
+    memcpy(k->h_ref, k->h_img, bytes);
+    double t0 = gl_wall_ms();
+    haar_forward_ref_all_cores(k->h_ref, k->w, k->h, k->pitch, k->levels, k->conv);
+    k->cpu_all_ms = gl_wall_ms() - t0;
+    k->cpu_ms = NAN;
+    if (one_core) {
+        float *serial = (float *)gl_host_alloc(bytes, "one-core reference");
+        memcpy(serial, k->h_img, bytes);
+        t0 = gl_wall_ms();
+        haar_forward_ref(serial, k->w, k->h, k->pitch, k->levels, k->conv);
+        k->cpu_ms = gl_wall_ms() - t0;
+        compare_bits("reference on all cores (the one-core reference's bits)", k->h_ref, serial, k);
+        free(serial);
+    }
+    k->max_abs_ref = max_abs(k->h_ref, k);
+}
+
+/* one_core: also time the reference on one core (only at the seed's sizes, see reference_create). */
+static void case_create(haar_case *k, int w, int h, size_t pitch, int levels, haar_convention conv, uint64_t seed,
+                        int one_core)
 {
     memset(k, 0, sizeof *k);
     k->w = w, k->h = h, k->pitch = pitch, k->levels = levels, k->conv = conv;
@@ -98,8 +128,13 @@ static void case_create(haar_case *k, int w, int h, size_t pitch, int levels, ha
     k->h_got = (float *)gl_host_alloc(bytes, "GPU result");
     k->h_first = (float *)gl_host_alloc(bytes, "first rung's result");
     gl_fill_floats(k->h_img, k->n, seed, 5); /* [-1, 1): scaled to pixel-like values below */
-    for (size_t i = 0; i < k->n; i++) k->h_img[i] *= 128.0f;
-    for (size_t i = 0; i < k->n; i++) k->max_abs_in = fmax(k->max_abs_in, fabs(k->h_img[i]));
+    double top = 0;
+    GL_PARALLEL_FOR_WITH(reduction(max : top))
+    for (size_t i = 0; i < k->n; i++) {
+        k->h_img[i] *= 128.0f;
+        top = fmax(top, fabs(k->h_img[i]));
+    }
+    k->max_abs_in = top;
     k->d_in = (float *)gl_device_alloc(bytes, "image");
     k->d_out = (float *)gl_device_alloc(bytes, "coefficients");
     k->d_back = (float *)gl_device_alloc(bytes, "reconstruction");
@@ -110,11 +145,7 @@ static void case_create(haar_case *k, int w, int h, size_t pitch, int levels, ha
     }
     k->d_scratch = scratch ? gl_device_alloc(scratch, "scratch") : NULL;
     GL_CHECK(cudaMemcpy(k->d_in, k->h_img, bytes, cudaMemcpyHostToDevice));
-    /* The reference, timed on one CPU core (the seed's "1 CPU"): a plain loop nest. */
-    memcpy(k->h_ref, k->h_img, bytes);
-    const double t0 = gl_wall_ms();
-    haar_forward_ref(k->h_ref, w, h, pitch, levels, conv);
-    k->cpu_ms = gl_wall_ms() - t0;
+    reference_create(k, one_core);
 }
 
 static void case_free(haar_case *k)
@@ -154,35 +185,56 @@ typedef struct {
     long long checked;
 } check_result;
 
+/* Is got[i] right: never written (poison) is wrong; tol 0: bit for bit, else |got - want| <= tol. */
+static int value_ok(const float *got, const float *want, size_t i, double tol)
+{
+    uint32_t g;
+    memcpy(&g, &got[i], 4);
+    return g != 0xFFFFFFFFu && (tol == 0 ? memcmp(&got[i], &want[i], 4) == 0 : fabs((double)got[i] - want[i]) <= tol);
+}
+
 /* Compare the w x h part of got (pitch) with want: |got - want| <= tol (tol 0: bit for bit).
- * Prints the first mismatches and exits 1 on failure; also fails on any unwritten (poisoned) value. */
+ * Rows are checked on every core (the max and the count do not depend on the order); on failure
+ * the first mismatches are printed in order and the run exits 1; a poisoned value always fails. */
 static check_result compare(const char *what, const float *got, const float *want, const haar_case *k, double tol)
 {
-    check_result r = {0, 0, 0};
+    check_result r = {0, 0, (long long)k->w * k->h};
     long long bad = 0;
+    double max_err = 0, max_over = 0;
+    GL_PARALLEL_FOR_WITH(reduction(+ : bad) reduction(max : max_err, max_over))
     for (int y = 0; y < k->h; y++)
         for (int x = 0; x < k->w; x++) {
             size_t i = (size_t)y * k->pitch + x;
+            double e = fabs((double)got[i] - want[i]);
+            if (!isnan(e)) max_err = fmax(max_err, e);
+            if (tol > 0 && !isnan(e)) max_over = fmax(max_over, e / tol);
+            bad += !value_ok(got, want, i, tol);
+        }
+    r.max_err = max_err, r.max_over_bound = max_over;
+    long long shown = 0;
+    for (int y = 0; y < k->h && bad && shown < GL_MAX_MISMATCH_LINES; y++)
+        for (int x = 0; x < k->w && shown < GL_MAX_MISMATCH_LINES; x++) {
+            size_t i = (size_t)y * k->pitch + x;
+            if (value_ok(got, want, i, tol)) continue;
             uint32_t g;
             memcpy(&g, &got[i], 4);
-            double e = fabs((double)got[i] - want[i]);
-            int ok = g != 0xFFFFFFFFu && (tol == 0 ? memcmp(&got[i], &want[i], 4) == 0 : e <= tol);
-            r.checked++;
-            if (!isnan(e)) r.max_err = fmax(r.max_err, e);
-            if (tol > 0 && !isnan(e)) r.max_over_bound = fmax(r.max_over_bound, e / tol);
-            if (ok) continue;
-            if (bad < GL_MAX_MISMATCH_LINES)
-                fprintf(stderr, "  %s: (x %d, y %d): got %.9g%s, expected %.9g (allowed error %.3g)\n", what, x, y,
-                        got[i], g == 0xFFFFFFFFu ? " (never written)" : "", want[i], tol);
-            bad++;
+            fprintf(stderr, "  %s: (x %d, y %d): got %.9g%s, expected %.9g (allowed error %.3g)\n", what, x, y, got[i],
+                    g == 0xFFFFFFFFu ? " (never written)" : "", want[i], tol);
+            shown++;
         }
     gl_require_match(what, bad, r.checked);
     return r;
 }
 
+static void compare_bits(const char *what, const float *got, const float *want, const haar_case *k)
+{
+    compare(what, got, want, k, 0);
+}
+
 static double max_abs(const float *v, const haar_case *k)
 {
     double m = 0;
+    GL_PARALLEL_FOR_WITH(reduction(max : m))
     for (int y = 0; y < k->h; y++)
         for (int x = 0; x < k->w; x++) m = fmax(m, fabs(v[(size_t)y * k->pitch + x]));
     return m;
@@ -238,7 +290,7 @@ static gl_row measure(lab05 *L, const char *experiment, haar_case *k, haar_rung 
     download(k, d_result, k->h_got);
     check_result c;
     if (!inverse) {
-        c = compare(what, k->h_got, k->h_ref, k, haar_gpu_tolerance(k->conv, k->levels, max_abs(k->h_ref, k)));
+        c = compare(what, k->h_got, k->h_ref, k, haar_gpu_tolerance(k->conv, k->levels, k->max_abs_ref));
     } else {
         c = compare(what, k->h_got, ref_inverse, k, haar_gpu_tolerance(k->conv, k->levels, k->max_abs_in));
         char rt[200];
@@ -270,6 +322,17 @@ static gl_row measure(lab05 *L, const char *experiment, haar_case *k, haar_rung 
     return row;
 }
 
+/* The C reference's time as a row: cpu_reference on one core (the seed's "1 CPU", at the seed's
+ * sizes only), cpu_reference_all_cores on every core of this machine (param: levels). */
+static void report_cpu(lab05 *L, const char *experiment, const haar_case *k, const char *variant, double ms)
+{
+    gl_row cpu = gl_row_new(experiment, variant, (long long)k->w * k->h);
+    cpu.param = k->levels;
+    cpu.reps = 1;
+    cpu.median_ms = cpu.min_ms = cpu.max_ms = ms;
+    gl_report_row(&L->lab.report, &cpu);
+}
+
 /* Every selected rung forward, then inverse, on one case; ratio = time / the seed rung's. */
 static void run_case(lab05 *L, const char *experiment, haar_case *k, double *single_pass_ms)
 {
@@ -278,7 +341,7 @@ static void run_case(lab05 *L, const char *experiment, haar_case *k, double *sin
         if (inverse) { /* the reference inverse of the GPU's (verified) coefficients */
             ref_inverse = (float *)gl_host_alloc(k->n * sizeof(float), "reference inverse");
             download(k, k->d_out, ref_inverse);
-            haar_inverse_ref(ref_inverse, k->w, k->h, k->pitch, k->levels, k->conv);
+            haar_inverse_ref_all_cores(ref_inverse, k->w, k->h, k->pitch, k->levels, k->conv);
         }
         double seed_ms = NAN;
         int first = 1;
@@ -294,11 +357,8 @@ static void run_case(lab05 *L, const char *experiment, haar_case *k, double *sin
         free(ref_inverse);
         if (first) return; /* no rung selected */
     }
-    gl_row cpu = gl_row_new(experiment, "cpu_reference", (long long)k->w * k->h);
-    cpu.param = k->levels;
-    cpu.reps = 1;
-    cpu.median_ms = cpu.min_ms = cpu.max_ms = k->cpu_ms;
-    gl_report_row(&L->lab.report, &cpu);
+    if (!isnan(k->cpu_ms)) report_cpu(L, experiment, k, "cpu_reference", k->cpu_ms);
+    report_cpu(L, experiment, k, "cpu_reference_all_cores", k->cpu_all_ms);
 }
 
 static int wanted(const lab05 *L, const char *experiment) { return gl_cli_selected(&L->lab.cli, experiment, NULL); }
@@ -337,7 +397,7 @@ static double end_to_end_ms(lab05 *L, haar_case *k)
         GL_CHECK(cudaEventElapsedTime(&ms, L->lab.timer.start, L->lab.timer.stop));
         ms_rep[rep] = ms;
     }
-    compare("paper/end-to-end result", pinned_out, k->h_ref, k, 0);
+    compare_bits("paper/end-to-end result", pinned_out, k->h_ref, k);
     GL_CHECK(cudaFreeHost(pinned_in));
     GL_CHECK(cudaFreeHost(pinned_out));
     return gl_summarize(ms_rep, 7).median;
@@ -347,8 +407,9 @@ static void run_paper(lab05 *L)
 {
     if (!wanted(L, "paper")) return;
     int levels = L->levels;
-    gl_lab_heading("paper", "the seed's sizes, %d levels, average convention; CPU = the C reference on one core",
-                   levels);
+    gl_lab_heading("paper", "the seed's sizes, %d levels, average convention; CPU = the C reference on one core "
+                            "(cpu_reference) and on all %d cores (cpu_reference_all_cores)",
+                   levels, gl_cpu_threads());
     double cpu[3], gpu[3], e2e[3];
     int ran[3] = {0, 0, 0};
     for (int i = 0; i < 3; i++) {
@@ -356,7 +417,7 @@ static void run_paper(lab05 *L)
         if (L->lab.cli.quick && side > 1024) continue;
         if (!size_allows(side, side, levels)) continue;
         haar_case k;
-        case_create(&k, side, side, (size_t)side, levels, HAAR_AVERAGE, L->lab.cli.seed + (uint64_t)side);
+        case_create(&k, side, side, (size_t)side, levels, HAAR_AVERAGE, L->lab.cli.seed + (uint64_t)side, 1);
         gpu[i] = NAN;
         run_case(L, "paper", &k, &gpu[i]);
         cpu[i] = k.cpu_ms;
@@ -388,7 +449,7 @@ static void run_sizes(lab05 *L)
         int w = sizes[i][0], h = sizes[i][1];
         if (!size_allows(w, h, levels)) continue;
         haar_case k;
-        case_create(&k, w, h, (size_t)w, levels, HAAR_AVERAGE, L->lab.cli.seed + 100 + (uint64_t)i);
+        case_create(&k, w, h, (size_t)w, levels, HAAR_AVERAGE, L->lab.cli.seed + 100 + (uint64_t)i, 0);
         gl_lab_note_working_set(&L->lab, 8.0 * w * h);
         run_case(L, "sizes", &k, NULL);
         case_free(&k);
@@ -407,7 +468,7 @@ static void run_levels(lab05 *L)
         if (list[i] <= max && (i < 4 ? 1 : max > 4)) list[n++] = list[i];
     for (int i = 0; i < n; i++) {
         haar_case k;
-        case_create(&k, side, side, (size_t)side, list[i], HAAR_AVERAGE, L->lab.cli.seed + 200 + (uint64_t)i);
+        case_create(&k, side, side, (size_t)side, list[i], HAAR_AVERAGE, L->lab.cli.seed + 200 + (uint64_t)i, 0);
         run_case(L, "levels", &k, NULL);
         case_free(&k);
     }
@@ -427,7 +488,7 @@ static void run_conventions(lab05 *L)
             if (L->lab.cli.quick && (size_t)w * h > 1u << 20) continue;
             haar_case k;
             case_create(&k, w, h, (size_t)w + cases[i][3], levels, (haar_convention)conv,
-                        L->lab.cli.seed + 300 + (uint64_t)i);
+                        L->lab.cli.seed + 300 + (uint64_t)i, 0);
             char experiment[64];
             snprintf(experiment, sizeof experiment, "conventions_%s", haar_convention_name((haar_convention)conv));
             run_case(L, experiment, &k, NULL);
@@ -489,7 +550,7 @@ static void compress_convention(lab05 *L, const picture *p, haar_convention conv
     GL_CHECK(cudaStreamSynchronize(s));
     GL_CHECK(cudaMemcpy(coef, d_coef, n * 4, cudaMemcpyDeviceToHost));
     memcpy(kept_ref, img, n * 4);
-    haar_forward_ref(kept_ref, w, h, (size_t)w, levels, conv);
+    haar_forward_ref_all_cores(kept_ref, w, h, (size_t)w, levels, conv);
     compare("compress/forward", coef, kept_ref, &k, haar_gpu_tolerance(conv, levels, max_abs(kept_ref, &k)));
     if (L->lab.cli.save) {
         char name[64];
@@ -515,7 +576,7 @@ static void compress_convention(lab05 *L, const picture *p, haar_convention conv
         GL_CHECK(haar_gpu_inverse(HAAR_SINGLE_PASS, d_kept, d_back, w, h, (size_t)w, levels, conv, d_scratch, NULL, s));
         GL_CHECK(cudaStreamSynchronize(s));
         GL_CHECK(cudaMemcpy(back, d_back, n * 4, cudaMemcpyDeviceToHost));
-        haar_inverse_ref(kept_ref, w, h, (size_t)w, levels, conv);
+        haar_inverse_ref_all_cores(kept_ref, w, h, (size_t)w, levels, conv);
         snprintf(what, sizeof what, "compress/%s keep %.0f%%: reconstruction", haar_convention_name(conv), KEEP_PCT[i]);
         compare(what, back, kept_ref, &k, haar_gpu_tolerance(conv, levels, 255.0 * (1 << levels)));
         double mse = 0;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gl_parallel.h"
 #include "haar.h"
 
 const char *haar_convention_name(haar_convention c) { return c == HAAR_AVERAGE ? "average" : "orthonormal"; }
@@ -56,45 +57,87 @@ static void pass(float *v, int n, size_t stride, double s, int inverse, double *
     for (int i = 0; i < n; i++) v[(size_t)i * stride] = (float)tmp[i];
 }
 
-static void level(float *img, int w, int h, size_t pitch, double s, int inverse, double *tmp)
+/* One level: every row pass, then every column pass (inverse: the other way round). Rows and
+ * columns are independent outputs: with all_cores they are shared among the threads
+ * (gl_parallel.h), each value computed exactly as on one core. tmp: `stride` doubles per thread. */
+static void level(float *img, int w, int h, size_t pitch, double s, int inverse, double *tmp, size_t stride,
+                  int all_cores)
 {
-    if (!inverse) {
-        for (int y = 0; y < h; y++) pass(img + (size_t)y * pitch, w, 1, s, 0, tmp);
-        for (int x = 0; x < w; x++) pass(img + x, h, pitch, s, 0, tmp);
-    } else {
-        for (int x = 0; x < w; x++) pass(img + x, h, pitch, s, 1, tmp);
-        for (int y = 0; y < h; y++) pass(img + (size_t)y * pitch, w, 1, s, 1, tmp);
+    (void)all_cores; /* read by the OpenMP clause only */
+    for (int part = 0; part < 2; part++) {
+        int rows = (part == 0) != inverse; /* forward: rows first; inverse: columns first */
+        int count = rows ? h : w;
+        GL_PARALLEL_FOR_WITH(if (all_cores))
+        for (int i = 0; i < count; i++) {
+            double *t = tmp + (size_t)gl_cpu_thread() * stride;
+            if (rows) pass(img + (size_t)i * pitch, w, 1, s, inverse, t);
+            else pass(img + i, h, pitch, s, inverse, t);
+        }
     }
+}
+
+/* L levels forward (coarsest last) or inverse (coarsest first); scratch: one line of the longer
+ * side per thread for pass(). */
+static void transform(float *img, int width, int height, size_t pitch, int levels, haar_convention c, int inverse,
+                      int all_cores)
+{
+    size_t stride = (size_t)(width > height ? width : height);
+    double *tmp = (double *)malloc(sizeof(double) * stride * (size_t)(all_cores ? gl_cpu_threads() : 1));
+    if (!tmp) {
+        fprintf(stderr, "haar: out of host memory\n");
+        exit(1);
+    }
+    for (int i = 0; i < levels; i++) {
+        int k = inverse ? levels - 1 - i : i;
+        level(img, width >> k, height >> k, pitch, scale_of(c), inverse, tmp, stride, all_cores);
+    }
+    free(tmp);
 }
 
 void haar_forward_ref(float *img, int width, int height, size_t pitch, int levels, haar_convention c)
 {
-    double *tmp = (double *)malloc(sizeof(double) * (size_t)(width > height ? width : height));
-    if (!tmp) {
-        fprintf(stderr, "haar: out of host memory\n");
-        exit(1);
-    }
-    for (int k = 0; k < levels; k++) level(img, width >> k, height >> k, pitch, scale_of(c), 0, tmp);
-    free(tmp);
+    transform(img, width, height, pitch, levels, c, 0, 0);
 }
 
 void haar_inverse_ref(float *img, int width, int height, size_t pitch, int levels, haar_convention c)
 {
-    double *tmp = (double *)malloc(sizeof(double) * (size_t)(width > height ? width : height));
-    if (!tmp) {
-        fprintf(stderr, "haar: out of host memory\n");
-        exit(1);
-    }
-    for (int k = levels - 1; k >= 0; k--) level(img, width >> k, height >> k, pitch, scale_of(c), 1, tmp);
-    free(tmp);
+    transform(img, width, height, pitch, levels, c, 1, 0);
+}
+
+void haar_forward_ref_all_cores(float *img, int width, int height, size_t pitch, int levels, haar_convention c)
+{
+    transform(img, width, height, pitch, levels, c, 0, 1);
+}
+
+void haar_inverse_ref_all_cores(float *img, int width, int height, size_t pitch, int levels, haar_convention c)
+{
+    transform(img, width, height, pitch, levels, c, 1, 1);
 }
 
 /* ---------------------------------------------------------------- compression */
 
-static int cmp_desc(const void *a, const void *b)
+/* The k-th smallest of a[0..n) (k from 0), by quickselect: a is reordered. */
+static float kth_smallest(float *a, size_t n, size_t k)
 {
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x < y) - (x > y);
+    long long lo = 0, hi = (long long)n - 1, want = (long long)k;
+    while (lo < hi) {
+        float x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi]; /* the pivot: median of three */
+        float pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+        long long i = lo, j = hi;
+        while (i <= j) { /* Hoare: a[lo..j] <= pivot <= a[i..hi] */
+            while (a[i] < pivot) i++;
+            while (a[j] > pivot) j--;
+            if (i <= j) {
+                float t = a[i];
+                a[i++] = a[j];
+                a[j--] = t;
+            }
+        }
+        if (want <= j) hi = j;
+        else if (want >= i) lo = i;
+        else return a[want]; /* between j and i: equal to the pivot */
+    }
+    return a[lo];
 }
 
 double haar_keep_largest(float *coeffs, size_t n, size_t keep)
@@ -106,11 +149,10 @@ double haar_keep_largest(float *coeffs, size_t n, size_t keep)
         exit(1);
     }
     for (size_t i = 0; i < n; i++) mag[i] = fabsf(coeffs[i]);
-    qsort(mag, n, sizeof(float), cmp_desc);
-    float threshold = keep ? mag[keep - 1] : INFINITY; /* the keep-th largest magnitude */
-    size_t above = 0;                                   /* strictly larger ones: always kept */
-    for (size_t i = 0; i < keep; i++) above += mag[i] > threshold;
+    float threshold = keep ? kth_smallest(mag, n, n - keep) : INFINITY; /* the keep-th largest magnitude */
     free(mag);
+    size_t above = 0; /* strictly larger ones: always kept (all of them are among the keep largest) */
+    for (size_t i = 0; i < n; i++) above += fabsf(coeffs[i]) > threshold;
     size_t ties = keep - above; /* how many of those equal to the threshold stay */
     double dropped = 0;
     for (size_t i = 0; i < n; i++) {

@@ -64,6 +64,9 @@ void cnn_cudnn_release(void);
  * are computed when index != NULL. */
 void cnn_reference(const float *x, const float *w, const cnn_shape *s, const size_t *index, size_t n_index,
                    double *out, double *abs_sum);
+/* The same with the outputs shared among the cores: the same bits (cnn_reference stays on one). */
+void cnn_reference_all_cores(const float *x, const float *w, const cnn_shape *s, const size_t *index,
+                             size_t n_index, double *out, double *abs_sum);
 #ifdef __cplusplus
 }
 #endif

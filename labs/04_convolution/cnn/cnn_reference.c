@@ -2,6 +2,7 @@
  * the parameter check, and names. */
 #include <math.h>
 #include "cnn.h"
+#include "gl_parallel.h"
 
 const char *cnn_status_name(cnn_status s)
 {
@@ -57,10 +58,26 @@ static void one_output(const float *x, const float *w, const cnn_shape *s, size_
     if (abs_sum) *abs_sum = mag;
 }
 
-void cnn_reference(const float *x, const float *w, const cnn_shape *s, const size_t *index, size_t n_index,
-                   double *out, double *abs_sum)
+/* Every output (or the listed ones) with its own sum in a fixed order; with all_cores the outputs
+ * are shared among the threads (gl_parallel.h), each computed exactly as on one core. */
+static void outputs(const float *x, const float *w, const cnn_shape *s, const size_t *index, size_t n_index,
+                    double *out, double *abs_sum, int all_cores)
 {
     size_t total = (size_t)s->N * s->M * s->H * s->W;
     size_t n = index ? n_index : total;
+    (void)all_cores; /* read by the OpenMP clause only */
+    GL_PARALLEL_FOR_WITH(if (all_cores))
     for (size_t i = 0; i < n; i++) one_output(x, w, s, index ? index[i] : i, &out[i], abs_sum ? &abs_sum[i] : NULL);
+}
+
+void cnn_reference(const float *x, const float *w, const cnn_shape *s, const size_t *index, size_t n_index,
+                   double *out, double *abs_sum)
+{
+    outputs(x, w, s, index, n_index, out, abs_sum, 0);
+}
+
+void cnn_reference_all_cores(const float *x, const float *w, const cnn_shape *s, const size_t *index, size_t n_index,
+                             double *out, double *abs_sum)
+{
+    outputs(x, w, s, index, n_index, out, abs_sum, 1);
 }

@@ -115,6 +115,22 @@ typedef struct {
     const char *algo;
 } config_result;
 
+/* A reference's time as a row, variant NAME@CONFIG: cpu (one core, the naive loop nest in double:
+ * the seed's CPU peer) or cpu_all_cores (the same outputs shared among this machine's cores). */
+static void report_cpu(gl_lab *L, int ci, const char *name, double ms, const cnn_shape *s, size_t ny)
+{
+    char variant[64];
+    snprintf(variant, sizeof variant, "%s@%s", name, CONFIGS[ci].name);
+    gl_row row = gl_row_new("cnn", variant, (long long)ny);
+    row.param = ci;
+    row.reps = 1;
+    row.batch = 1;
+    row.median_ms = row.min_ms = row.max_ms = ms;
+    row.gflops = cnn_flops(s) / (ms * 1e6);
+    row.checked = (long long)ny;
+    gl_report_row(&L->report, &row);
+}
+
 static void run_config(gl_lab *L, int ci, config_result *res)
 {
     const cnn_config *cf = &CONFIGS[ci];
@@ -138,22 +154,25 @@ static void run_config(gl_lab *L, int ci, config_result *res)
     ref.ref = (double *)gl_host_alloc(ref.n * sizeof(double), "reference");
     ref.bound = (double *)gl_host_alloc(ref.n * sizeof(double), "bounds");
     double t0 = gl_wall_ms();
-    cnn_reference(hx, hw, &s, ref.index, ref.n, ref.ref, ref.bound);
-    double cpu_ms = gl_wall_ms() - t0;
+    cnn_reference_all_cores(hx, hw, &s, ref.index, ref.n, ref.ref, ref.bound);
+    double cpu_all_ms = gl_wall_ms() - t0, cpu_ms = NAN;
+    if (full) { /* the seed's CPU peer: the same loop nest on one core, which must give the same bits */
+        double *one = (double *)gl_host_alloc(2 * ref.n * sizeof(double), "one-core reference"); /* + bounds */
+        t0 = gl_wall_ms();
+        cnn_reference(hx, hw, &s, NULL, ref.n, one, one + ref.n);
+        cpu_ms = gl_wall_ms() - t0;
+        if (memcmp(one, ref.ref, ref.n * sizeof(double))) {
+            fprintf(stderr, "VERIFICATION FAILED: cnn %s: the reference on all cores differs from the one-core one\n",
+                    cf->name);
+            exit(GL_EXIT_FAIL);
+        }
+        free(one);
+        report_cpu(L, ci, "cpu", cpu_ms, &s, ny);
+        report_cpu(L, ci, "cpu_all_cores", cpu_all_ms, &s, ny);
+    }
     for (size_t i = 0; i < ref.n; i++) ref.bound[i] = 16.0 * FLT_EPSILON * sqrt(K) * ref.bound[i] + 1e-30;
     char variant[64];
-    res->ms[CNN_VARIANTS] = full ? cpu_ms : NAN;
-    if (full) {
-        snprintf(variant, sizeof variant, "cpu@%s", cf->name);
-        gl_row row = gl_row_new("cnn", variant, (long long)ny);
-        row.param = ci;
-        row.reps = 1;
-        row.batch = 1;
-        row.median_ms = row.min_ms = row.max_ms = cpu_ms; /* one run of the naive loop nest, in double */
-        row.gflops = cnn_flops(&s) / (cpu_ms * 1e6);
-        row.checked = (long long)ny;
-        gl_report_row(&L->report, &row);
-    }
+    res->ms[CNN_VARIANTS] = cpu_ms;
 
     /* Workspace: the split variant's partial maps and cuDNN's, allocated before any timing. */
     size_t ws_bytes = cnn_workspace_bytes(&s, CNN_SPLIT), cudnn_ws = 0;

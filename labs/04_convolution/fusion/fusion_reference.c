@@ -4,6 +4,7 @@
 #include <math.h>
 #include "fusion.h"
 #include "gl_image.h"
+#include "gl_parallel.h"
 
 static int clamp_int(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 static uint8_t clamp_u8(int v) { return (uint8_t)clamp_int(v, 0, 255); }
@@ -48,8 +49,11 @@ uint32_t px_stage_pixel(px_stage s, uint32_t p, const uint8_t gamma[256])
     }
 }
 
+/* Both stage references share their pixels (rows) among the cores (gl_parallel.h): integer maths,
+ * one pixel at a time, the same bytes whatever the thread count. */
 void px_stage_ref(px_stage s, const uint32_t *in, void *out, size_t n, const uint8_t gamma[256])
 {
+    GL_PARALLEL_FOR
     for (size_t i = 0; i < n; i++) {
         uint32_t v = px_stage_pixel(s, in[i], gamma);
         if (s == PX_RGB_TO_GRAY) ((uint8_t *)out)[i] = (uint8_t)v;
@@ -65,15 +69,19 @@ static void neighbourhood(const uint8_t *img, int width, int height, int x, int 
             n[r][k] = img[(size_t)clamp_int(y - 1 + r, 0, height - 1) * width + clamp_int(x - 1 + k, 0, width - 1)];
 }
 
+/* The median of 9 by a fixed network of 19 compare-exchanges (Paeth's, as in Devillard's opt_med9):
+ * the middle value, as sorting all nine would give, without the branches of a sort. */
 static int median9(const int n[3][3])
 {
-    int v[9], m = 0;
-    for (int r = 0; r < 3; r++)
-        for (int k = 0; k < 3; k++) {
-            int x = n[r][k], j = m++;
-            for (; j > 0 && v[j - 1] > x; j--) v[j] = v[j - 1]; /* insertion sort */
-            v[j] = x;
-        }
+    static const int pairs[19][2] = {{1, 2}, {4, 5}, {7, 8}, {0, 1}, {3, 4}, {6, 7}, {1, 2}, {4, 5}, {7, 8}, {0, 3},
+                                     {5, 8}, {4, 7}, {3, 6}, {1, 4}, {2, 5}, {4, 7}, {4, 2}, {6, 4}, {4, 2}};
+    int v[9];
+    for (int i = 0; i < 9; i++) v[i] = n[i / 3][i % 3];
+    for (int k = 0; k < 19; k++) {
+        int a = v[pairs[k][0]], b = v[pairs[k][1]];
+        v[pairs[k][0]] = a < b ? a : b;
+        v[pairs[k][1]] = a < b ? b : a;
+    }
     return v[4];
 }
 
@@ -103,6 +111,7 @@ uint8_t bk_stage_pixel(bk_stage s, const uint8_t *img, int width, int height, in
 
 void bk_stage_ref(bk_stage s, const uint8_t *in, uint8_t *out, int width, int height)
 {
+    GL_PARALLEL_FOR
     for (int y = 0; y < height; y++)
         for (int x = 0; x < width; x++) out[(size_t)y * width + x] = bk_stage_pixel(s, in, width, height, x, y);
 }

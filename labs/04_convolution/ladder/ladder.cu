@@ -108,6 +108,42 @@ static __device__ __forceinline__ int coarse_body(conv_args a, gl_load_counts *c
     return 1;
 }
 
+/* Byte i of the block's tile: the input pixel, or 0 outside the image. */
+static __device__ __forceinline__ void tile_px(uint8_t *tile, int i, conv_args a, gl_load_counts *c, int tw, int ox, int oy)
+{
+    const int gx = ox + i % tw, gy = oy + i / tw;
+    tile[i] = gx >= 0 && gy >= 0 && gx < a.width && gy < a.height ? (uint8_t)load_px(a.in + (size_t)gy * a.pitch + gx, c) : 0;
+}
+
+/* The tile copy: thread tid copies bytes tid, tid + 1024, ... of the n-byte tile. The timed
+ * kernel (c == NULL) keeps the plain loop, which nvcc unrolls by 4, running a thread's trips % 4
+ * leftover copies first: a lane with one trip more than the other lanes of its warp does its extra
+ * copy alone, and from then on shares every warp-wide load with them at a byte 1024 further on.
+ * Nsight Compute counts requests and sectors per warp-wide load instruction, so the counting twin
+ * runs that order written out. Left to the plain loop, its counting code made nvcc unroll by 2
+ * with the leftovers last: the SM rung's warp with a partial second trip split its first load in
+ * two (one request too many per block), and in the SM_CFn rungs the lanes shared loads at the
+ * same byte (fewer sectors per request than the timed kernel's loads touch). */
+static __device__ __forceinline__ void load_tile(uint8_t *tile, conv_args a, gl_load_counts *c, int tw, int th, int ox, int oy)
+{
+    const int step = SEED_BLOCK * SEED_BLOCK, n = tw * th;
+    int i = threadIdx.y * SEED_BLOCK + threadIdx.x;
+    if (!c) { /* the timed kernel: the seed's loop as it was (tile_px here changes its SASS) */
+        for (; i < n; i += step) {
+            int gx = ox + i % tw, gy = oy + i / tw;
+            tile[i] = gx >= 0 && gy >= 0 && gx < a.width && gy < a.height ? (uint8_t)load_px(a.in + (size_t)gy * a.pitch + gx, c) : 0;
+        }
+        return;
+    }
+    const int trips = i < n ? (n - 1 - i) / step + 1 : 0;
+#pragma unroll 1
+    for (int r = trips & 3; r > 0; r--, i += step) tile_px(tile, i, a, c, tw, ox, oy);
+#pragma unroll 1
+    for (int q = trips >> 2; q > 0; q--, i += 4 * step)
+#pragma unroll
+        for (int u = 0; u < 4; u++) tile_px(tile, i + u * step, a, c, tw, ox, oy);
+}
+
 /* Lesson (SM): the block first copies its input tile, (32 CF + 2) x 34 bytes with the halo, into
  * shared memory (consecutive threads, consecutive bytes); after __syncthreads every read of the
  * window is served on chip. The seed's listing left the tile's four corner bytes unloaded; this
@@ -118,12 +154,7 @@ static __device__ __forceinline__ int shared_body(conv_args a, gl_load_counts *c
     int w[9];
     load_weights(w, a, c, false);
     const int tw = SEED_BLOCK * CF + 2, th = SEED_BLOCK + 2;
-    const int ox = blockIdx.x * SEED_BLOCK * CF - 1, oy = blockIdx.y * SEED_BLOCK - 1;
-    const int tid = threadIdx.y * SEED_BLOCK + threadIdx.x;
-    for (int i = tid; i < tw * th; i += SEED_BLOCK * SEED_BLOCK) {
-        int gx = ox + i % tw, gy = oy + i / tw;
-        tile[i] = gx >= 0 && gy >= 0 && gx < a.width && gy < a.height ? (uint8_t)load_px(a.in + (size_t)gy * a.pitch + gx, c) : 0;
-    }
+    load_tile(tile, a, c, tw, th, blockIdx.x * SEED_BLOCK * CF - 1, blockIdx.y * SEED_BLOCK - 1);
     __syncthreads();
     const int x0 = (blockIdx.x * SEED_BLOCK + threadIdx.x) * CF;
     const int y = blockIdx.y * SEED_BLOCK + threadIdx.y;
