@@ -260,9 +260,13 @@ KERNEL_PAIR(tile_inv, tile_args)
  * levels run in shared memory) and loads the bands LOAD_BATCH_MAX per lane at a time. Same
  * arithmetic, same bits. */
 #define ROW_BATCH 4
-/* __launch_bounds__(SP_THREADS, ROWS_MIN_BLOCKS): at most 65536 / (6 x 256) -> 40 registers, so 6
- * blocks (1536 threads) per SM, where rung 4 runs 4 (inverse, 52 registers) or 5 (forward, 48) */
+/* __launch_bounds__(SP_THREADS, ROWS_MIN_BLOCKS): at most 65536 / (5 x 256) -> 48 registers, so 5
+ * blocks per SM, where rung 4's inverse runs 4 (52 registers); 6 blocks (40 registers) spilled */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+#define ROWS_MIN_BLOCKS 4 /* sm_75: 1024 threads per SM */
+#else
 #define ROWS_MIN_BLOCKS 5
+#endif
 #define ROWS_BOUNDS SP_THREADS, ROWS_MIN_BLOCKS
 
 typedef struct { /* one warp's share of level 1: block rows i0, i0 + istep, ...; columns j0, j0 + jstep, ... */
