@@ -213,6 +213,21 @@ static __device__ __forceinline__ void level1(const tile_args *a, int y0, int x0
     }
 }
 
+/* The inverse of levels L..2 (L > 1): the bands into shared memory (`batch` loads per lane per
+ * round trip), then each level in place; every thread sees the level-1 approximation after it. */
+static __device__ __forceinline__ void inv_upper_levels(const tile_args *a, float *t, int tws, int th, int tw, int y0,
+                                                        int x0, int batch, gl_load_counts *c)
+{
+    if (a->levels > 1) {
+        bands_load(a, t, tws, th, tw, y0, x0, batch, c);
+        __syncthreads();
+        for (int k = a->levels; k >= 2; k--) {
+            tile_level(t, tws, th / 2, tw / 2, 1 << (k - 2), a->s, 1);
+            __syncthreads();
+        }
+    }
+}
+
 static __device__ int tile_fwd_body(tile_args a, gl_load_counts *c)
 {
     extern __shared__ float t[];
@@ -235,14 +250,7 @@ static __device__ int tile_inv_body(tile_args a, gl_load_counts *c)
     extern __shared__ float t[];
     int y0, x0, th, tw, tws = a.tw / 2;
     tile_origin(&a, &y0, &x0, &th, &tw);
-    if (a.levels > 1) {
-        bands_load(&a, t, tws, th, tw, y0, x0, LOAD_BATCH, c);
-        __syncthreads();
-        for (int k = a.levels; k >= 2; k--) {
-            tile_level(t, tws, th / 2, tw / 2, 1 << (k - 2), a.s, 1);
-            __syncthreads();
-        }
-    }
+    inv_upper_levels(&a, t, tws, th, tw, y0, x0, LOAD_BATCH, c);
     level1(&a, y0, x0, th, tw, t, tws, 1, c);
     return 1;
 }
@@ -377,14 +385,7 @@ static __device__ int tile_rows_inv_body(tile_args a, gl_load_counts *c)
     row_share s = share_rows(a.levels);
     float q[ROW_BATCH][3];
     rows_inv_load(&a, y0, x0, s.i0, s.j0, rows, cols, q, c); /* in flight during the levels below */
-    if (a.levels > 1) {
-        bands_load(&a, t, tws, th, tw, y0, x0, LOAD_BATCH_MAX, c);
-        __syncthreads();
-        for (int k = a.levels; k >= 2; k--) {
-            tile_level(t, tws, th / 2, tw / 2, 1 << (k - 2), a.s, 1);
-            __syncthreads();
-        }
-    }
+    inv_upper_levels(&a, t, tws, th, tw, y0, x0, LOAD_BATCH_MAX, c);
     int first = 1;
     for (int i = s.i0; i < rows; i += s.istep)
         for (int j0 = s.j0; j0 < cols; j0 += s.jstep) {
