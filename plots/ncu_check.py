@@ -3,6 +3,7 @@
 
 usage: plots/ncu_check.py [LAB] LAB_EXE OUT_CSV [options] [LAB ARGS...]
        plots/ncu_check.py LAB OUT_CSV --replay NCU_CSV LAB_CSV [options]
+       plots/ncu_check.py --budget LAB LAB_EXE budget_LAB.csv [LAB ARGS...]   (the same with --replay)
 
 LAB is 01..05 (or 01_coalescing, ..., or the executable's name); without it the lab is told by
 LAB_EXE's name. The tool runs LAB_EXE under ncu with the lab's flags (plus LAB ARGS, or the lab's
@@ -17,6 +18,13 @@ options:
                        'regex:^(gm|cm|sm|w16)'; names are compared without a count_ prefix)
   --replay NCU_CSV LAB_CSV  run nothing: read a saved ncu raw CSV and the lab's CSV (no GPU needed)
   --dry-run            print the ncu command line and exit
+  --copy-from LAB_CSV  with --budget: the memcpy bandwidth (copy_gbs) of that CSV, the lab's timed
+                       run, instead of the --once run's (one launch under the profiler)
+  --budget             instead of the cross-check: ncu's instructions per pipe of the timed kernels
+                       (not the count_ twins) of every row with a kernel, per pixel, against what
+                       the GPU allows at its memory floor (plots/ncu/budget.py says how); the lab
+                       runs with --once and the lab's budget arguments (05: --only sizes,
+                       single_pass,single_pass_rows --size 16384), ncu with --clock-control none
 Exit 0 when every row agrees (or the lab only reports), 1 when the run fails, rows and kernels
 cannot be paired or a row differs by more than the tolerance, 2 on a usage error. ncu needs
 profiler permission (ERR_NVGPUCTRPERM otherwise); the labs themselves do not.
@@ -26,13 +34,14 @@ import subprocess
 import sys
 import tempfile
 
+from ncu.budget import BUDGET_METRICS, compare_budget
 from ncu.common import PairingError, read_lab_csv, read_ncu_csv, write_csv
 from ncu.labs import LABS, find_lab
 
 
 class Options:
-    ncu, tolerance, kernels, replay, dry_run = "ncu", 1.0, None, None, False
-    exe_name, extra = "", []
+    ncu, tolerance, kernels, replay, dry_run, budget = "ncu", 1.0, None, None, False, False
+    exe_name, extra, copy_from = "", [], None
 
 
 def usage():
@@ -49,7 +58,7 @@ def parse_args(argv):
     """-> (Options, positional and lab arguments in order); raises ValueError naming a bad option."""
     opts, args = Options(), []
     it = iter(argv)
-    takes = {"--ncu": 1, "--tolerance": 1, "--kernel-name": 1, "--replay": 2}
+    takes = {"--ncu": 1, "--tolerance": 1, "--kernel-name": 1, "--replay": 2, "--copy-from": 1}
     for a in it:
         if a in takes:
             values = [next(it, None) for _ in range(takes[a])]
@@ -61,6 +70,8 @@ def parse_args(argv):
                 opts.kernels = values[0]
             elif a == "--replay":
                 opts.replay = values
+            elif a == "--copy-from":
+                opts.copy_from = values[0]
             else:
                 try:
                     opts.tolerance = float(values[0])
@@ -68,6 +79,8 @@ def parse_args(argv):
                     raise ValueError(f"--tolerance '{values[0]}': a number of percent is allowed")
         elif a == "--dry-run":
             opts.dry_run = True
+        elif a == "--budget":
+            opts.budget = True
         else:
             args.append(a)
     return opts, args
@@ -94,8 +107,9 @@ def split_positionals(opts, args):
 
 
 def ncu_command(lab, opts, exe, ncu_csv, lab_csv):
-    return ([opts.ncu, "--metrics", ",".join(lab.metrics), "--csv", "--page", "raw",
-             "--kernel-name-base", "function", "--kernel-name", opts.kernels,
+    clock = ["--clock-control", "none"] if opts.budget else []
+    return ([opts.ncu, "--metrics", ",".join(lab.metrics), "--csv", "--page", "raw"] + clock +
+            ["--kernel-name-base", "function", "--kernel-name", opts.kernels,
              "--log-file", ncu_csv, exe] + lab.flags + ["--csv", lab_csv] + opts.extra)
 
 
@@ -116,6 +130,9 @@ def run_under_ncu(lab, opts, exe, tmp):
 
 def check(lab, opts, ncu_csv, lab_csv, out):
     meta, rows = read_lab_csv(lab_csv)
+    if opts.copy_from:  # --budget: the timed run's memcpy, not the profiled one's
+        meta = [m for m in meta if not m.startswith("# copy_gbs=")] + \
+               [m for m in read_lab_csv(opts.copy_from)[0] if m.startswith("# copy_gbs=")]
     kernels = read_ncu_csv(ncu_csv, lab.metrics)
     rows = [r for r in rows if lab.keep_row(r)]
     try:
@@ -141,11 +158,13 @@ def main(argv):
         lab, exe, out, extra = split_positionals(opts, args)
     except ValueError as e:
         return usage_error(e)
+    if opts.budget:  # the same lab, measured for its instruction budget
+        lab = lab.budget()
     opts.kernels = opts.kernels or lab.kernels
     opts.extra = extra if extra or opts.replay else list(lab.default_args)
     opts.exe_name = os.path.basename(exe) if exe else lab.exe
     if opts.replay:
-        for path in opts.replay:
+        for path in opts.replay + ([opts.copy_from] if opts.copy_from else []):
             if not os.path.isfile(path):
                 return usage_error(f"--replay '{path}': no such file")
         return check(lab, opts, opts.replay[0], opts.replay[1], out)

@@ -158,6 +158,69 @@ def names(tmp):
           and lab04_row_key({"variant": "W16_DP4A_R8"}) == "w16_dp4a_r8", "Lab 04's variants: GM, CM, SM are the *_cf1 kernels")
 
 
+def budget_fixture(tmp):
+    """Lab 05 at 16384^2 (8 bytes per pixel, 2^28 pixels: warp instructions = per pixel x 2^23) on
+    132 SMs at 1980 MHz and 2994.6 GB/s: 1.43222 pixels per SM per clock, 89.37 instructions per
+    pixel in all, 44.69 on a half-rate pipe. Each row's launch runs twice (--once: verification,
+    then timed); the first copy counts double, so taking it would show."""
+    pipes = ("alu", "fma", "fmaheavy", "lsu", "xu", "uniform", "cbu", "adu")
+    per_pixel = {"tile_fwd": (38.0, [15.25, 16.0, 6.5, 2.5, 0, 2.75, 1.5, 0]),
+                 "tile_inv": (50.0, [30.0, 12.0, 6.0, 2.0, 0, 4.5, 1.5, 0])}
+    metrics = [f"sm__inst_executed_pipe_{p}.sum" for p in pipes] + [
+        "sm__inst_executed.sum", "dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum",
+        "sm__cycles_elapsed.avg.per_second"]
+    ncu, lab = os.path.join(tmp, "budget_ncu.csv"), os.path.join(tmp, "budget_lab.csv")
+    with open(ncu, "w", newline="") as f:
+        w = csv.writer(f, quoting=csv.QUOTE_ALL, lineterminator="\n")
+        w.writerow(["ID", "Kernel Name"] + metrics)
+        w.writerow(["", ""] + ["inst"] * 9 + ["byte", "byte", "nsecond", "cycle/second"])
+        launch = 0
+        for name in ("tile_fwd", "tile_inv"):
+            for copy in (2, 1):  # the verification launch (made to count double), then the timed one
+                total, pipe = per_pixel[name]
+                w.writerow([launch, name + "(tile_args)"] + [f"{copy * v * 2 ** 23:,.0f}" for v in pipe + [total]]
+                           + ["1,073,741,824", "1,073,741,824", "800,000", "1,980,000,000"])
+                launch += 1
+    with open(lab, "w") as f:
+        f.write("# lab=05_haar\n# sms=132\n# copy_gbs=2994.6\nlab,experiment,variant,size,param,bytes,"
+                "working_set_bytes,requests\n05_haar,ceiling,memcpy_d2d,1073741824,,2147483648,2147483648,\n")
+        for v in ("single_pass", "single_pass_inv"):
+            f.write(f"05_haar,sizes,{v},268435456,4,2147483648,2147483648,4096\n")
+        f.write("05_haar,sizes,cpu_reference,268435456,4,,,\n")
+    return ncu, lab
+
+
+def budget(tmp):
+    ncu, lab = budget_fixture(tmp)
+    out = os.path.join(tmp, "budget_05.csv")
+    rc, text = tool("--budget", "05", out, "--replay", ncu, lab)
+    with open(out) as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    fwd, inv = rows
+    check(rc == 0 and len(rows) == 2 and fwd["kernels"] == "tile_fwd(tile_args)" and inv["variant"] == "single_pass_inv",
+          "budget: one row per lab row with a kernel, its timed launch (the second of two)")
+    check(fwd["pixels_per_sm_clock"] == "1.4322" and fwd["budget_all"] == "89.37" and fwd["budget_half_rate"] == "44.69"
+          and fwd["clock_mhz"] == "1980" and fwd["bytes_per_pixel"] == "8",
+          "budget: 2994.6 GB/s / 8 B / (132 SMs x 1980 MHz) = 1.4322 px/SM/clk: 89.37 in all, 44.69 half rate")
+    check(fwd["inst_all"] == "38.00" and fwd["inst_alu"] == "15.25" and fwd["inst_fmaheavy"] == "6.50"
+          and fwd["binding"] == "issue" and fwd["binding_pct_of_budget"] == "42.5",
+          "budget: forward 38 per pixel, issue binds at 38 / 89.37 = 42.5%")
+    check(inv["inst_alu"] == "30.00" and inv["binding"] == "alu" and inv["binding_pct_of_budget"] == "67.1"
+          and inv["dram_gbs"] == "2684.35", "budget: inverse ALU 30 / 44.69 = 67.1% binds; DRAM 2^31 B / 0.8 ms")
+    other = os.path.join(tmp, "timed_lab.csv")
+    with open(other, "w") as f:
+        f.write("# sms=132\n# copy_gbs=4209.04\nlab,experiment\n")
+    rc, text = tool("--budget", "05", out, "--replay", ncu, lab, "--copy-from", other)
+    with open(out) as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    check(rc == 0 and rows[0]["budget_all"] == "63.59", "budget: --copy-from takes the timed run's memcpy (4209.04 GB/s)")
+    rc, text = tool("--budget", "05", "./haar", out, "--dry-run")
+    check(rc == 0 and "--clock-control none" in text and "regex:^(?!count_|gl_)" in text
+          and text.rstrip().endswith("--once --csv " + text.split("--csv ")[-1].split()[0]
+                                     + " --only sizes,single_pass,single_pass_rows --size 16384"),
+          "budget: the timed kernels of --once --only sizes,single_pass,single_pass_rows --size 16384")
+
+
 def command_lines(tmp):
     """A fake ncu records its arguments and writes the fixtures where ncu and the lab would."""
     fake = os.path.join(tmp, "ncu")
@@ -187,7 +250,7 @@ def command_lines(tmp):
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        for test in (lab01, lab02, lab03, lab04, lab05, names, command_lines):
+        for test in (lab01, lab02, lab03, lab04, lab05, names, budget, command_lines):
             test(tmp)
     print(f"{failures} failure(s)")
     return 1 if failures else 0

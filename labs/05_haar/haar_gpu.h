@@ -18,6 +18,8 @@ typedef enum {
     HAAR_COALESCED,   /* the column pass with a warp across 32 consecutive columns */
     HAAR_FUSED_LEVEL, /* one kernel per level: rows and columns together on 2 x 2 blocks */
     HAAR_SINGLE_PASS, /* all levels in one pass: every 2^L x 2^L tile on its own, in shared memory */
+    HAAR_SINGLE_PASS_ROWS, /* the single pass with a warp per block row of level 1: fewer instructions
+                              per pixel; the inverse's loads in fewer round trips */
     HAAR_RUNG_COUNT
 } haar_rung;
 

@@ -59,12 +59,13 @@ static __device__ __forceinline__ void inv_2x2(const float q[4], float si, float
         else kernel<<<grid, block, smem, stream>>>(args);                                         \
     } while (0)
 
-/* Rung 4 (single_pass.cu): all L levels in one pass per chunk of HAAR_SINGLE_PASS_MAX_LEVELS,
+/* Rungs 4 and 5 (single_pass.cu): all L levels in one pass per chunk of HAAR_SINGLE_PASS_MAX_LEVELS,
  * the same arguments as haar_gpu_forward / haar_gpu_inverse with the scale s (si) of the
- * convention and `scratch` of haar_gpu_scratch_bytes(HAAR_SINGLE_PASS, ...). */
+ * convention and `scratch` of haar_gpu_scratch_bytes(HAAR_SINGLE_PASS, ...); warp_rows 1 runs
+ * rung 5's kernels (a warp per block row). */
 cudaError_t tiles_forward(const float *in, float *out, int w, int h, size_t pitch, int levels, float s,
-                          float *scratch, unsigned long long *counts, cudaStream_t st);
+                          float *scratch, int warp_rows, unsigned long long *counts, cudaStream_t st);
 cudaError_t tiles_inverse(const float *in, float *out, int w, int h, size_t pitch, int levels, float si,
-                          float *scratch, unsigned long long *counts, cudaStream_t st);
+                          float *scratch, int warp_rows, unsigned long long *counts, cudaStream_t st);
 
 #endif

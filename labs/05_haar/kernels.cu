@@ -308,7 +308,7 @@ static cudaError_t levels_inverse(const float *in, float *out, int w, int h, siz
 
 extern "C" const char *haar_rung_name(haar_rung r)
 {
-    static const char *names[] = {"seed", "coalesced", "fused_level", "single_pass"};
+    static const char *names[] = {"seed", "coalesced", "fused_level", "single_pass", "single_pass_rows"};
     return r >= 0 && r < HAAR_RUNG_COUNT ? names[r] : "?";
 }
 
@@ -319,6 +319,7 @@ extern "C" size_t haar_gpu_scratch_bytes(haar_rung r, int w, int h, int levels)
     case HAAR_COALESCED: return (size_t)w * h * sizeof(float); /* the row pass's result, rows w apart */
     case HAAR_FUSED_LEVEL: return (quarter + quarter / 4) * sizeof(float);
     case HAAR_SINGLE_PASS:
+    case HAAR_SINGLE_PASS_ROWS:
         if (levels <= HAAR_SINGLE_PASS_MAX_LEVELS) return 0;
         return ((size_t)(w >> 6) * (h >> 6) + (size_t)(w >> 12) * (h >> 12) + 1) * sizeof(float);
     default: return 0;
@@ -342,7 +343,8 @@ extern "C" cudaError_t haar_gpu_forward(haar_rung r, const float *in, float *out
     case HAAR_SEED: return passes_forward(0, in, out, w, h, pitch, levels, s, tmp, counts, st);
     case HAAR_COALESCED: return passes_forward(1, in, out, w, h, pitch, levels, s, tmp, counts, st);
     case HAAR_FUSED_LEVEL: return levels_forward(in, out, w, h, pitch, levels, s, tmp, counts, st);
-    case HAAR_SINGLE_PASS: return tiles_forward(in, out, w, h, pitch, levels, s, tmp, counts, st);
+    case HAAR_SINGLE_PASS: return tiles_forward(in, out, w, h, pitch, levels, s, tmp, 0, counts, st);
+    case HAAR_SINGLE_PASS_ROWS: return tiles_forward(in, out, w, h, pitch, levels, s, tmp, 1, counts, st);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -357,7 +359,8 @@ extern "C" cudaError_t haar_gpu_inverse(haar_rung r, const float *in, float *out
     case HAAR_SEED: return passes_inverse(0, in, out, w, h, pitch, levels, si, tmp, counts, st);
     case HAAR_COALESCED: return passes_inverse(1, in, out, w, h, pitch, levels, si, tmp, counts, st);
     case HAAR_FUSED_LEVEL: return levels_inverse(in, out, w, h, pitch, levels, si, tmp, counts, st);
-    case HAAR_SINGLE_PASS: return tiles_inverse(in, out, w, h, pitch, levels, si, tmp, counts, st);
+    case HAAR_SINGLE_PASS: return tiles_inverse(in, out, w, h, pitch, levels, si, tmp, 0, counts, st);
+    case HAAR_SINGLE_PASS_ROWS: return tiles_inverse(in, out, w, h, pitch, levels, si, tmp, 1, counts, st);
     default: return cudaErrorInvalidValue;
     }
 }

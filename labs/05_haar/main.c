@@ -43,6 +43,7 @@ static const gl_name NAMES[] = {
     {"coalesced", "  rung 2: the column pass with a warp across consecutive columns"},
     {"fused_level", "  rung 3: one kernel per level on 2 x 2 blocks"},
     {"single_pass", "  rung 4: all levels in one read and one write (2^L x 2^L tiles)"},
+    {"single_pass_rows", "  rung 5: rung 4 with a warp per block row (fewer instructions per pixel)"},
     {"exercises", "Your turn: your kernels in exercises/, ranked among the rungs (only when named)"},
     {"yours_haar", "  exercises: your one-level forward transform, coalesced (exercises/haar_level.cu)"},
 };

@@ -25,6 +25,7 @@ typedef struct {
     int w, h, levels, tw;
     float s;
     unsigned long long *counts;
+    int warp_rows; /* 1: rung 5's kernels */
 } tile_args;
 
 /* Where the strip's part of one sub-band lives: `band` 0 is the LL of the last level, else
@@ -69,6 +70,7 @@ static __device__ __forceinline__ void tile_origin(const tile_args *a, int *y0, 
  * Reads from global memory go through the read-only path (__ldg) in batches of LOAD_BATCH, all
  * issued before the first is stored to shared memory: several loads in flight per thread. */
 #define LOAD_BATCH 4
+#define LOAD_BATCH_MAX 8 /* rung 5's bands: a level-2 row of a 16 x 1024 strip (256 floats) in one round trip */
 #define WARP_ID (threadIdx.x / 32)
 #define LANE (threadIdx.x % 32)
 #define WARPS SP_WARPS /* the single pass's kernels run SP_THREADS threads */
@@ -112,8 +114,9 @@ static __device__ __forceinline__ void bands_store(const tile_args *a, const flo
     }
 }
 
+/* `batch` (at most LOAD_BATCH_MAX, a constant at each call) loads per lane in flight per round trip. */
 static __device__ __forceinline__ void bands_load(const tile_args *a, float *t, int tws, int th, int tw, int y0,
-                                                  int x0, gl_load_counts *c)
+                                                  int x0, int batch, gl_load_counts *c)
 {
     int task = 0;
     for (int band = 0; band <= 3 * a->levels; band = band == 0 ? 4 : band + 1) {
@@ -124,19 +127,19 @@ static __device__ __forceinline__ void bands_load(const tile_args *a, float *t, 
             if (task % SP_WARPS != (int)WARP_ID) continue;
             float *dst = t + (r * m.step + m.oy) * tws + m.ox;
             const float *src = g + (size_t)(m.gy0 + r) * pitch + m.gx0;
-            for (int c0 = LANE; c0 < m.cols; c0 += 32 * LOAD_BATCH) {
-                float v[LOAD_BATCH];
+            for (int c0 = LANE; c0 < m.cols; c0 += 32 * batch) {
+                float v[LOAD_BATCH_MAX];
 #pragma unroll
-                for (int b = 0; b < LOAD_BATCH; b++) {
+                for (int b = 0; b < LOAD_BATCH_MAX; b++) {
                     int col = c0 + 32 * b;
-                    if (col >= m.cols) break;
+                    if (b >= batch || col >= m.cols) break;
                     gl_count_load(c, src + col);
                     v[b] = __ldg(src + col);
                 }
 #pragma unroll
-                for (int b = 0; b < LOAD_BATCH; b++) {
+                for (int b = 0; b < LOAD_BATCH_MAX; b++) {
                     int col = c0 + 32 * b;
-                    if (col >= m.cols) break;
+                    if (b >= batch || col >= m.cols) break;
                     dst[col * m.step] = v[b];
                 }
             }
@@ -210,6 +213,21 @@ static __device__ __forceinline__ void level1(const tile_args *a, int y0, int x0
     }
 }
 
+/* The inverse of levels L..2 (L > 1): the bands into shared memory (`batch` loads per lane per
+ * round trip), then each level in place; every thread sees the level-1 approximation after it. */
+static __device__ __forceinline__ void inv_upper_levels(const tile_args *a, float *t, int tws, int th, int tw, int y0,
+                                                        int x0, int batch, gl_load_counts *c)
+{
+    if (a->levels > 1) {
+        bands_load(a, t, tws, th, tw, y0, x0, batch, c);
+        __syncthreads();
+        for (int k = a->levels; k >= 2; k--) {
+            tile_level(t, tws, th / 2, tw / 2, 1 << (k - 2), a->s, 1);
+            __syncthreads();
+        }
+    }
+}
+
 static __device__ int tile_fwd_body(tile_args a, gl_load_counts *c)
 {
     extern __shared__ float t[];
@@ -232,18 +250,152 @@ static __device__ int tile_inv_body(tile_args a, gl_load_counts *c)
     extern __shared__ float t[];
     int y0, x0, th, tw, tws = a.tw / 2;
     tile_origin(&a, &y0, &x0, &th, &tw);
-    if (a.levels > 1) {
-        bands_load(&a, t, tws, th, tw, y0, x0, c);
-        __syncthreads();
-        for (int k = a.levels; k >= 2; k--) {
-            tile_level(t, tws, th / 2, tw / 2, 1 << (k - 2), a.s, 1);
-            __syncthreads();
-        }
-    }
+    inv_upper_levels(&a, t, tws, th, tw, y0, x0, LOAD_BATCH, c);
     level1(&a, y0, x0, th, tw, t, tws, 1, c);
     return 1;
 }
 KERNEL_PAIR(tile_inv, tile_args)
+
+/* ---------------------------------------------------------------- rung 5: a warp per block row */
+
+/* Rung 4's level 1 spends most of its instructions finding its data (a task number divided by the
+ * row's task count at run time, then 64-bit addresses per task), and its inverse waits on more
+ * round trips to memory than its forward: the bands of levels 2..L first (rows of up to 256 floats
+ * in batches of 4 loads per lane), a barrier, then level 1's details. Rung 5 gives each warp whole
+ * block rows of level 1 (WARPS / rows warps share a row when the strip has fewer than WARPS rows):
+ * the row's addresses once, then ROW_BATCH chunks of 32 2 x 2 blocks at constant offsets from
+ * them. Its inverse issues the first chunk's details before the bands (they arrive while the
+ * levels run in shared memory) and loads the bands LOAD_BATCH_MAX per lane at a time. Same
+ * arithmetic, same bits. */
+#define ROW_BATCH 4
+/* __launch_bounds__(SP_THREADS, ROWS_MIN_BLOCKS): at most 65536 / (5 x 256) -> 48 registers, so 5
+ * blocks per SM, where rung 4's inverse runs 4 (52 registers); 6 blocks (40 registers) spilled */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+#define ROWS_MIN_BLOCKS 4 /* sm_75: 1024 threads per SM */
+#else
+#define ROWS_MIN_BLOCKS 5
+#endif
+#define ROWS_BOUNDS SP_THREADS, ROWS_MIN_BLOCKS
+
+typedef struct { /* one warp's share of level 1: block rows i0, i0 + istep, ...; columns j0, j0 + jstep, ... */
+    int i0, istep, j0, jstep;
+} row_share;
+
+static __device__ __forceinline__ row_share share_rows(int levels)
+{
+    static_assert(WARPS == 8, "share_rows: log2(WARPS) = 3");
+    int lg = 3 - min(levels - 1, 3); /* log2 of the warps per row: a strip has 2^(L-1) block rows */
+    int part = (int)WARP_ID & ((1 << lg) - 1);
+    row_share s = {(int)WARP_ID >> lg, WARPS >> lg, part * 32 * ROW_BATCH + (int)LANE, (32 * ROW_BATCH) << lg};
+    return s;
+}
+
+static __device__ __forceinline__ void rows_fwd(const tile_args *a, int y0, int x0, int th, int tw, float *t, int tws,
+                                                gl_load_counts *c)
+{
+    int rows = th / 2, cols = tw / 2, hw = a->w / 2, hh = a->h / 2;
+    row_share s = share_rows(a->levels);
+    for (int i = s.i0; i < rows; i += s.istep) {
+        const float *p0 = a->src + (size_t)(y0 + 2 * i) * a->src_pitch + x0, *p1 = p0 + a->src_pitch;
+        float *d0 = a->dst + (size_t)(y0 / 2 + i) * a->dst_pitch + x0 / 2, *d1 = d0 + (size_t)hh * a->dst_pitch;
+        float *ll = a->levels == 1 ? a->ll_dst + (size_t)(y0 / 2 + i) * a->ll_dst_pitch + x0 / 2 : NULL;
+        for (int j0 = s.j0; j0 < cols; j0 += s.jstep) {
+            float2 u[ROW_BATCH], v[ROW_BATCH];
+#pragma unroll
+            for (int b = 0; b < ROW_BATCH; b++) {
+                int j = j0 + 32 * b;
+                if (j >= cols) break;
+                gl_count_load(c, p0 + 2 * j);
+                gl_count_load(c, p1 + 2 * j);
+                u[b] = __ldg((const float2 *)(p0 + 2 * j)), v[b] = __ldg((const float2 *)(p1 + 2 * j));
+            }
+#pragma unroll
+            for (int b = 0; b < ROW_BATCH; b++) {
+                int j = j0 + 32 * b;
+                if (j >= cols) break;
+                float r[4];
+                fwd_2x2(u[b].x, u[b].y, v[b].x, v[b].y, a->s, r);
+                d0[hw + j] = r[1], d1[j] = r[2], d1[hw + j] = r[3];
+                if (ll) ll[j] = r[0];
+                else t[i * tws + j] = r[0];
+            }
+        }
+    }
+}
+
+/* The inverse's level 1 in two steps: the three details of one chunk into q, then the rest. */
+static __device__ __forceinline__ void rows_inv_load(const tile_args *a, int y0, int x0, int i, int j0, int rows,
+                                                     int cols, float q[ROW_BATCH][3], gl_load_counts *c)
+{
+    if (i >= rows) return;
+    const float *r0 = a->src + (size_t)(y0 / 2 + i) * a->src_pitch + x0 / 2, *r1 = r0 + (size_t)(a->h / 2) * a->src_pitch;
+    int hw = a->w / 2;
+#pragma unroll
+    for (int b = 0; b < ROW_BATCH; b++) {
+        int j = j0 + 32 * b;
+        if (j >= cols) break;
+        gl_count_load(c, r0 + hw + j);
+        gl_count_load(c, r1 + j);
+        gl_count_load(c, r1 + hw + j);
+        q[b][0] = __ldg(r0 + hw + j), q[b][1] = __ldg(r1 + j), q[b][2] = __ldg(r1 + hw + j);
+    }
+}
+
+static __device__ __forceinline__ void rows_inv_store(const tile_args *a, int y0, int x0, int i, int j0, int cols,
+                                                      const float *t, int tws, float q[ROW_BATCH][3],
+                                                      gl_load_counts *c)
+{
+    const float *ll = a->levels == 1 ? a->ll_src + (size_t)(y0 / 2 + i) * a->ll_src_pitch + x0 / 2 : NULL;
+    float *p0 = a->dst + (size_t)(y0 + 2 * i) * a->dst_pitch + x0, *p1 = p0 + a->dst_pitch;
+#pragma unroll
+    for (int b = 0; b < ROW_BATCH; b++) {
+        int j = j0 + 32 * b;
+        if (j >= cols) break;
+        if (ll) gl_count_load(c, ll + j);
+        float in[4] = {ll ? __ldg(ll + j) : t[i * tws + j], q[b][0], q[b][1], q[b][2]}, r[4];
+        inv_2x2(in, a->s, r);
+        *(float2 *)(p0 + 2 * j) = make_float2(r[0], r[1]);
+        *(float2 *)(p1 + 2 * j) = make_float2(r[2], r[3]);
+    }
+}
+
+static __device__ int tile_rows_fwd_body(tile_args a, gl_load_counts *c)
+{
+    extern __shared__ float t[];
+    int y0, x0, th, tw, tws = a.tw / 2;
+    tile_origin(&a, &y0, &x0, &th, &tw);
+    rows_fwd(&a, y0, x0, th, tw, t, tws, c);
+    if (a.levels == 1) return 1;
+    __syncthreads();
+    for (int k = 2; k <= a.levels; k++) {
+        tile_level(t, tws, th / 2, tw / 2, 1 << (k - 2), a.s, 0);
+        __syncthreads();
+    }
+    bands_store(&a, t, tws, th, tw, y0, x0);
+    return 1;
+}
+GL_KERNEL_PAIR_BOUNDED(tile_rows_fwd, tile_args, gl_load_counts, gl_count_flush, ROWS_BOUNDS)
+
+static __device__ int tile_rows_inv_body(tile_args a, gl_load_counts *c)
+{
+    extern __shared__ float t[];
+    int y0, x0, th, tw, tws = a.tw / 2;
+    tile_origin(&a, &y0, &x0, &th, &tw);
+    int rows = th / 2, cols = tw / 2;
+    row_share s = share_rows(a.levels);
+    float q[ROW_BATCH][3];
+    rows_inv_load(&a, y0, x0, s.i0, s.j0, rows, cols, q, c); /* in flight during the levels below */
+    inv_upper_levels(&a, t, tws, th, tw, y0, x0, LOAD_BATCH_MAX, c);
+    int first = 1;
+    for (int i = s.i0; i < rows; i += s.istep)
+        for (int j0 = s.j0; j0 < cols; j0 += s.jstep) {
+            if (!first) rows_inv_load(&a, y0, x0, i, j0, rows, cols, q, c);
+            first = 0;
+            rows_inv_store(&a, y0, x0, i, j0, cols, t, tws, q, c);
+        }
+    return 1;
+}
+GL_KERNEL_PAIR_BOUNDED(tile_rows_inv, tile_args, gl_load_counts, gl_count_flush, ROWS_BOUNDS)
 
 /* ---------------------------------------------------------------- host side: the launches */
 
@@ -268,7 +420,9 @@ static cudaError_t tile_launch(tile_args a, int inverse, cudaStream_t st)
     if (a.tw > a.w) a.tw = a.w;
     size_t smem = a.levels > 1 ? (size_t)(th / 2) * (a.tw / 2) * sizeof(float) : 0; /* the level-1 approximation */
     dim3 grid((a.w + a.tw - 1) / a.tw, a.h / th);
-    if (!inverse) LAUNCH(tile_fwd, grid, SP_THREADS, smem, st, a, a.counts != NULL);
+    if (a.warp_rows && !inverse) LAUNCH(tile_rows_fwd, grid, SP_THREADS, smem, st, a, a.counts != NULL);
+    else if (a.warp_rows) LAUNCH(tile_rows_inv, grid, SP_THREADS, smem, st, a, a.counts != NULL);
+    else if (!inverse) LAUNCH(tile_fwd, grid, SP_THREADS, smem, st, a, a.counts != NULL);
     else LAUNCH(tile_inv, grid, SP_THREADS, smem, st, a, a.counts != NULL);
     return cudaGetLastError();
 }
@@ -281,7 +435,7 @@ static float *chunk_buffer(float *scratch, int w, int h, int i)
 }
 
 cudaError_t tiles_forward(const float *in, float *out, int w, int h, size_t pitch, int levels, float s,
-                          float *scratch, unsigned long long *counts, cudaStream_t st)
+                          float *scratch, int warp_rows, unsigned long long *counts, cudaStream_t st)
 {
     int n = chunk_count(levels), shift = 0;
     const float *src = in;
@@ -292,7 +446,7 @@ cudaError_t tiles_forward(const float *in, float *out, int w, int h, size_t pitc
         int wi = w >> shift, hi = h >> shift;
         float *ll = last ? out : chunk_buffer(scratch, w, h, i);
         size_t ll_pitch = last ? pitch : (size_t)(wi >> l);
-        tile_args a = {src, NULL, out, ll, src_pitch, 0, pitch, ll_pitch, wi, hi, l, 0, s, counts};
+        tile_args a = {src, NULL, out, ll, src_pitch, 0, pitch, ll_pitch, wi, hi, l, 0, s, counts, warp_rows};
         e = tile_launch(a, 0, st);
         src = ll;
         src_pitch = ll_pitch;
@@ -302,7 +456,7 @@ cudaError_t tiles_forward(const float *in, float *out, int w, int h, size_t pitc
 }
 
 cudaError_t tiles_inverse(const float *in, float *out, int w, int h, size_t pitch, int levels, float si,
-                          float *scratch, unsigned long long *counts, cudaStream_t st)
+                          float *scratch, int warp_rows, unsigned long long *counts, cudaStream_t st)
 {
     int n = chunk_count(levels);
     const float *ll = in;
@@ -313,7 +467,7 @@ cudaError_t tiles_inverse(const float *in, float *out, int w, int h, size_t pitc
         int wi = w >> shift, hi = h >> shift;
         float *dst = i == 0 ? out : chunk_buffer(scratch, w, h, i - 1);
         size_t dst_pitch = i == 0 ? pitch : (size_t)wi;
-        tile_args a = {in, ll, dst, NULL, pitch, ll_pitch, dst_pitch, 0, wi, hi, l, 0, si, counts};
+        tile_args a = {in, ll, dst, NULL, pitch, ll_pitch, dst_pitch, 0, wi, hi, l, 0, si, counts, warp_rows};
         e = tile_launch(a, 1, st);
         ll = dst;
         ll_pitch = dst_pitch;

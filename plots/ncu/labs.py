@@ -4,12 +4,13 @@ compared and reported. One entry per lab (LABS, at the end); the comparisons abo
 import os
 import re
 
+from .budget import BUDGET_METRICS, compare_budget
 from .common import (LOAD_METRICS, PairingError, Result, number, pair_by_name, pair_first_of, pair_grouped,
                      pair_in_order, pct_diff)
 
 
 class Lab:
-    def __init__(self, name, exe, metrics, kernels, flags, default_args, keep_row, compare, doc):
+    def __init__(self, name, exe, metrics, kernels, flags, default_args, keep_row, compare, doc, budget_args=()):
         self.name = name                  # 01_coalescing: the folder in labs/ and in ncu_<name>.csv
         self.exe = exe                    # the executable's name (the lab is detected from it)
         self.metrics = metrics            # ncu --metrics
@@ -19,6 +20,12 @@ class Lab:
         self.keep_row = keep_row          # the lab's CSV rows that have kernels
         self.compare = compare            # (lab, meta, rows, kernels, opts) -> Result
         self.doc = doc                    # one line for --help
+        self.budget_args = budget_args    # the lab's arguments under --budget when none are given
+
+    def budget(self):
+        """This lab under --budget: the timed kernels (no count_ twins, no common/ kernels), --once."""
+        return Lab(self.name, self.exe, BUDGET_METRICS, "regex:^(?!count_|gl_)", ["--once"], list(self.budget_args),
+                   _counted, compare_budget, "instructions per pixel by pipe against the memory floor's budget")
 
 
 def _no_ceiling(row):
@@ -216,10 +223,12 @@ LABS = {lab.name[:2]: lab for lab in (
         "theoretical and achieved occupancy, SM efficiency (full sizes): the first of each row's two launches"),
     Lab("04_convolution", "convolution", LOAD_METRICS, "regex:^count_", ["--quick", "--once"],
         ["--only", "ladder,beyond"], _counted, compare_lab04,
-        "requests and sectors/request of every ladder rung's count_ twin, paired by name; fails over the tolerance"),
+        "requests and sectors/request of every ladder rung's count_ twin, paired by name; fails over the tolerance",
+        ["--only", "sizes,median,fusion"]),
     Lab("05_haar", "haar", LOAD_METRICS, "regex:^count_", ["--quick", "--once"], ["--only", "paper,sizes"],
         _counted, compare_lab05,
-        "requests and sectors/request of the count_ twins, grouped per row; fails over the tolerance"),
+        "requests and sectors/request of the count_ twins, grouped per row; fails over the tolerance",
+        ["--only", "sizes,single_pass,single_pass_rows", "--size", "16384"]),
 )}
 
 
