@@ -91,7 +91,10 @@ static inline void gl_exercise_wait(const gl_lab *L, const gl_exercise *e, cudaS
     cudaError_t err = cudaEventRecord(done, s);
     double deadline = gl_exercise_deadline_s(&L->dev), t0 = gl_wall_ms();
     struct timespec nap = {0, 200000}; /* 0.2 ms between polls */
-    while (err == cudaSuccess && (err = cudaEventQuery(done)) == cudaErrorNotReady) {
+    while (err == cudaSuccess) {
+        err = cudaEventQuery(done);
+        if (err != cudaErrorNotReady) break; /* done (cudaSuccess), or the kernel's fault */
+        err = cudaSuccess;
         if (gl_wall_ms() - t0 > deadline * 1e3) {
             fprintf(stderr,
                     "TOO LONG: your kernel %s (labs/%s/%s), %s, still running after %.1f s (deadline for "
