@@ -36,6 +36,13 @@ static inline void gl_cuda_fail(cudaError_t err, const char *expr, const char *f
         if (gl_err_ != cudaSuccess) gl_cuda_fail(gl_err_, #expr, __FILE__, __LINE__); \
     } while (0)
 
+/* gl_fence(): wait for everything the device was given, on every stream. The labs poison and
+ * upload with plain cudaMemset/cudaMemcpy (the default stream) and launch on their timer stream.
+ * On a whole GPU the legacy default stream orders the two; in a CUDA green context (--sms) it did
+ * not (H100, driver 580: poison written after a kernel's output, cuDNN outputs still NaN), so every
+ * hand-over between the two goes through this fence. Outside timed regions only. */
+#define gl_fence() GL_CHECK(cudaDeviceSynchronize())
+
 /* GL_CHECK_LAUNCH(): call right after a <<<>>> launch; catches bad configurations at once. */
 #define GL_CHECK_LAUNCH() GL_CHECK(cudaGetLastError())
 

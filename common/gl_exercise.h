@@ -125,6 +125,7 @@ static inline void gl_exercise_wait(const gl_lab *L, const gl_exercise *e, cudaS
 /* One launch of the timed kernel on the lab's stream, watched. */
 static inline void gl_exercise_run_once(gl_lab *L, const gl_exercise *e, gl_enqueue_fn fn, void *ctx)
 {
+    gl_fence();
     fn(ctx, L->timer.stream);
     gl_exercise_wait(L, e, L->timer.stream, "its first launch");
 }
@@ -134,6 +135,7 @@ static inline void gl_exercise_count(gl_lab *L, const gl_exercise *e, gl_count_f
                                      unsigned long long *out, int words)
 {
     GL_CHECK(cudaMemset(L->d_counters, 0, GL_MAX_COUNTERS * sizeof(unsigned long long)));
+    gl_fence();
     fn(ctx, L->d_counters, L->timer.stream);
     gl_exercise_wait(L, e, L->timer.stream, "its counting twin");
     GL_CHECK(cudaMemcpy(out, L->d_counters, (size_t)words * sizeof(unsigned long long), cudaMemcpyDeviceToHost));

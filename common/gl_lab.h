@@ -212,6 +212,7 @@ typedef void (*gl_count_fn)(void *ctx, unsigned long long *counters, cudaStream_
 static inline void gl_lab_count(gl_lab *L, gl_count_fn fn, void *ctx, unsigned long long *out, int words)
 {
     GL_CHECK(cudaMemset(L->d_counters, 0, GL_MAX_COUNTERS * sizeof(unsigned long long)));
+    gl_fence();
     fn(ctx, L->d_counters, L->timer.stream);
     GL_CHECK(cudaStreamSynchronize(L->timer.stream));
     GL_CHECK(cudaMemcpy(out, L->d_counters, (size_t)words * sizeof(unsigned long long),

@@ -110,6 +110,7 @@ static inline gl_timing gl_time_mode(gl_timer *t, gl_enqueue_fn fn, void *ctx, c
 {
     gl_timing r;
     memset(&r, 0, sizeof r);
+    gl_fence(); /* the inputs' uploads and poison on the default stream are done (gl_check.h) */
     r.l2_flushed = o->flush_l2;
     /* Warm-ups: after the first, more only for short work (a launch of GL_SLOW_LAUNCH_MS or more
      * has loaded its module, filled the TLBs and raised the clocks by the time it ends). */

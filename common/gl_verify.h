@@ -54,7 +54,11 @@ static inline long long gl_count_unwritten_f32(const char *what, const float *go
 }
 
 /* Poison `bytes` of GPU memory (every byte GL_POISON_BYTE) before a kernel writes its output. */
-static inline void gl_poison(void *d, size_t bytes) { GL_CHECK(cudaMemset(d, GL_POISON_BYTE, bytes)); }
+static inline void gl_poison(void *d, size_t bytes)
+{
+    GL_CHECK(cudaMemset(d, GL_POISON_BYTE, bytes));
+    gl_fence();
+}
 
 /* Report the outcome of a check; a failure ends the program with exit code 1. */
 static inline void gl_require_match(const char *what, long long mismatches, long long checked)

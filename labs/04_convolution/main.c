@@ -235,6 +235,7 @@ static gl_row measure(lab04 *L, const char *experiment, const char *variant, con
         row.sectors_per_request = h[0] ? (double)h[1] / h[0] : NAN;
         row.segments_per_request = h[0] ? (double)h[2] / h[0] : NAN;
     } else {
+        gl_fence();
         enqueue_conv(&job, L->lab.timer.stream);
         GL_CHECK(cudaStreamSynchronize(L->lab.timer.stream));
     }
@@ -445,6 +446,7 @@ static void save_pictures(lab04 *L, gpu_image *g)
         use_filter(L, g, f);
         conv_args a = {g->d_in, g->d_out, g->width, g->height, g->pitch, L->d_filter, f->shift, NULL};
         poison_output(g, 0x00);
+        gl_fence();
         launch_conv(k, &a, L->lab.timer.stream);
         GL_CHECK(cudaStreamSynchronize(L->lab.timer.stream));
         char what[96];

@@ -237,6 +237,7 @@ static gl_row measure_stage(pipeline *p, int k, const char *save_as)
     for (int pass = 0; pass < 2; pass++) {
         poison(p, pass ? 0xFF : 0x00);
         upload(p, p->d_tmp[0], in, p->in_bpp[k], 0);
+        gl_fence();
         if (pass) gl_lab_time(p->L, &row, enqueue_stage, &job);
         else enqueue_stage(&job, p->L->timer.stream);
         GL_CHECK(cudaStreamSynchronize(p->L->timer.stream));
@@ -274,6 +275,7 @@ static gl_row measure_mode(pipeline *p, mode m, int kernels_only, double base_ms
     for (int pass = 0; pass < 2; pass++) {
         poison(p, pass ? 0xFF : 0x00);
         if (kernels_only) upload(p, p->d_in, p->h_in, p->in_bpp[0], 0);
+        gl_fence();
         if (pass) gl_lab_time(p->L, &row, fn, p);
         else fn(p, p->L->timer.stream);
         GL_CHECK(cudaStreamSynchronize(p->L->timer.stream));
@@ -565,6 +567,7 @@ static void median_size(gl_lab *L, const gl_image *img)
         row.bytes = row.working_set_bytes = 2.0 * pixels(&p);
         for (int pass = 0; pass < 2; pass++) {
             GL_CHECK(cudaMemset(p.d_out, pass ? 0xFF : 0x00, p.d_bytes[1]));
+            gl_fence();
             if (pass) gl_lab_time(L, &row, enqueue_median, &job);
             else enqueue_median(&job, L->timer.stream);
             GL_CHECK(cudaStreamSynchronize(L->timer.stream));
