@@ -580,6 +580,7 @@ int main(int argc, char **argv)
     int side = c->size ? (int)c->size : c->quick ? QUICK_SIDE : LADDER_SIDE;
     load_input(&L, side);
     gl_lab_open_device(&L.lab, PROG);
+    conv_npp_set_sms(L.lab.dev.sms); /* NPP sizes its grids for the run's SMs (--sms) */
     printf("NPP: %s\n", conv_npp_version());
     printf("input: %s, %d x %d\n", c->image ? c->image : "generated (gradients, shapes, strokes, noise; from --seed)",
            L.input.width, L.input.height);

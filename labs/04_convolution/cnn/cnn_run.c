@@ -131,6 +131,10 @@ static void report_cpu(gl_lab *L, int ci, const char *name, double ms, const cnn
     gl_report_row(&L->report, &row);
 }
 
+/* cuDNN runs only on the whole GPU: in a green context (--sms) its outputs were NaN (cuDNN 9.14,
+ * driver 580, 16 SMs of an H100 and of an H200, T4A; our kernels verified in the same runs). */
+static int cudnn_usable(const gl_lab *L) { return cnn_cudnn_available() && L->part.green == NULL; }
+
 static void run_config(gl_lab *L, int ci, config_result *res)
 {
     const cnn_config *cf = &CONFIGS[ci];
@@ -177,7 +181,7 @@ static void run_config(gl_lab *L, int ci, config_result *res)
     /* Workspace: the split variant's partial maps and cuDNN's, allocated before any timing. */
     size_t ws_bytes = cnn_workspace_bytes(&s, CNN_SPLIT), cudnn_ws = 0;
     res->algo = "-";
-    if (cnn_cudnn_available()) {
+    if (cudnn_usable(L)) {
         cnn_cudnn_prepare(&s, dx, dw, dy, L->cli.quick, &cudnn_ws, &res->algo);
         if (cudnn_ws > ws_bytes) ws_bytes = cudnn_ws;
     }
@@ -186,7 +190,7 @@ static void run_config(gl_lab *L, int ci, config_result *res)
     for (int v = 0; v < CNN_VARIANTS; v++) res->ms[v] = NAN;
     for (int oi = 0; oi < CNN_VARIANTS; oi++) {
         const cnn_variant v = ORDER[oi];
-        if (v == CNN_CUDNN && !cnn_cudnn_available()) continue;
+        if (v == CNN_CUDNN && !cudnn_usable(L)) continue;
         cnn_job job = {dx, dw, dy, s, v, ws, ws_bytes};
         snprintf(variant, sizeof variant, "%s@%s", cnn_variant_name(v), cf->name);
         char what[96];
@@ -261,6 +265,9 @@ void cnn_run(gl_lab *L)
     gl_lab_heading("cnn", "NCHW float, stride 1, same padding; FP32 FFMA only (cuDNN with CUDNN_FMA_MATH); "
                           "FP32 peak %d SMs x 128 lanes x 2 x %d MHz = %.0f GFLOP/s; cuDNN %s",
                    L->dev.sms, L->dev.sm_clock_mhz, peak, cnn_cudnn_version());
+    if (cnn_cudnn_available() && !cudnn_usable(L))
+        printf("note: cuDNN left out on %d of %d SMs (a green context): its outputs were NaN there (H100 and H200, "
+               "driver 580, T4A); run without --sms for the cuDNN rows\n", L->dev.sms, L->dev.sms_device);
     config_result res[N_CONFIGS];
     int ran[N_CONFIGS] = {0};
     for (int i = 0; i < N_CONFIGS; i++) {

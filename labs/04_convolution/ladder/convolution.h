@@ -69,6 +69,7 @@ void conv_reference(const uint8_t *in, uint8_t *out, int width, int height, cons
 /* npp_peer.c: NVIDIA NPP's nppiFilter_8u_C1R_Ctx on the interior ROI; conv_npp_available() is 0
  * when the lab was built without NPP, and then conv_npp_run does nothing and returns -1. */
 int conv_npp_available(void);
+void conv_npp_set_sms(int sms); /* the SMs NPP may size its grids for (--sms); 0: the GPU's */
 const char *conv_npp_version(void);
 int conv_npp_run(const uint8_t *in, uint8_t *out, int width, int height, int pitch, const int *d_kernel_reversed,
                  int divisor, cudaStream_t s);

@@ -24,6 +24,10 @@ const char *conv_npp_version(void)
     return buf;
 }
 
+static int npp_sms; /* the run's SMs (--sms): NPP sizes its grids from nMultiProcessorCount */
+
+void conv_npp_set_sms(int sms) { npp_sms = sms; }
+
 /* NPP 13 has no nppGetStreamContext: the context is filled from the device's properties. */
 static NppStreamContext npp_context(cudaStream_t s)
 {
@@ -32,7 +36,7 @@ static NppStreamContext npp_context(cudaStream_t s)
     GL_CHECK(cudaGetDevice(&ctx.nCudaDeviceId));
     GL_CHECK(cudaGetDeviceProperties(&p, ctx.nCudaDeviceId));
     ctx.hStream = s;
-    ctx.nMultiProcessorCount = p.multiProcessorCount;
+    ctx.nMultiProcessorCount = npp_sms > 0 ? npp_sms : p.multiProcessorCount;
     ctx.nMaxThreadsPerMultiProcessor = p.maxThreadsPerMultiProcessor;
     ctx.nMaxThreadsPerBlock = p.maxThreadsPerBlock;
     ctx.nSharedMemPerBlock = p.sharedMemPerBlock;
@@ -71,6 +75,7 @@ int conv_npp_run(const uint8_t *in, uint8_t *out, int width, int height, int pit
 #else
 
 int conv_npp_available(void) { return 0; }
+void conv_npp_set_sms(int sms) { (void)sms; }
 const char *conv_npp_version(void) { return "not built (meson found no NPP)"; }
 int conv_npp_run(const uint8_t *in, uint8_t *out, int width, int height, int pitch, const int *d_kernel_reversed,
                  int divisor, cudaStream_t s)
