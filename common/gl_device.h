@@ -103,15 +103,21 @@ static inline void gl_device_print(const gl_device_info *d, FILE *f)
 }
 
 /* Free device memory as the labs may use it: cudaMemGetInfo's free bytes, and with a cap
- * (GL_DEVICE_MEMORY_LIMIT, `limit` > 0) no more than the cap less what is already in use, as if the
- * GPU had `limit` bytes: the small-card path, testable on a large card. */
+ * (GL_DEVICE_MEMORY_LIMIT, `limit` > 0) no more than the cap less what this process has taken since
+ * its first call, as if the run had a card of `limit` bytes to itself: the small-card path, testable
+ * on a large card whatever other processes hold (the gpu suite runs labs side by side; counting
+ * their memory left 0 bytes on the H100). Call it from one translation unit (the lab's main.c):
+ * the baseline is per file. */
+static size_t gl_device_used_at_start = (size_t)-1;
 static inline size_t gl_device_free_bytes(unsigned long long limit)
 {
     size_t free_b = 0, total_b = 0;
     GL_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    if (limit == 0 || limit >= total_b) return free_b;
     size_t used = total_b - free_b;
-    size_t left = limit > used ? (size_t)limit - used : 0;
+    if (gl_device_used_at_start == (size_t)-1) gl_device_used_at_start = used;
+    if (limit == 0 || limit >= total_b) return free_b;
+    size_t mine = used > gl_device_used_at_start ? used - gl_device_used_at_start : 0;
+    size_t left = limit > mine ? (size_t)limit - mine : 0;
     return left < free_b ? left : free_b;
 }
 
