@@ -1,6 +1,6 @@
-/* haar.h - Lab 05: the 2D Haar wavelet transform. This first stage is the CPU reference (the
- * definition the GPU ladder will be checked against) and its oracle test against PyWavelets; the
- * GPU kernels, the compression experiment and the MPI program (issues 10 and 11) build on it.
+/* haar.h - Lab 05: the 2D Haar wavelet transform: the CPU reference (the definition every GPU
+ * rung is checked against, tested against PyWavelets), on one core and on every core; the GPU
+ * ladder (haar_gpu.h), the compression experiment and the MPI program (mpi/) build on it.
  *
  * Layout: M x N float image (height x width), rows `pitch` floats apart, transformed in place.
  * One level transforms the top-left (H / 2^(k-1)) x (W / 2^(k-1)) region: every row, pairs
