@@ -3,7 +3,7 @@
  * Experiments (run `occupancy --list`):
  *   seed     the seed's vector_add for 32 .. 262144 elements under launch scenarios S1 and S2
  *   limits   block size, registers per thread, shared memory per block: what caps resident warps
- *   latency  a memory-bound and a compute-bound kernel from 1 to 64 warps per SM
+ *   latency  a memory-bound and a compute-bound kernel from 1 to 64 warps per SM (latency.c)
  *   tail     grids of w waves - 1, w waves, w waves + 1 blocks; a grid-stride loop beside them
  * Every launch: the lab's occupancy calculator against cudaOccupancyMaxActiveBlocksPerMultiprocessor
  * (a difference ends the run), a recorded launch (residency per warp: achieved occupancy, SM
@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "occupancy.h"
+#include "lab03.h"
 #include "exercises/exercises.h"
 #include "gl_exercise.h"
 #include "gl_lab.h"
@@ -20,7 +20,6 @@
 #include "gl_verify.h"
 
 #define PROG "occupancy"
-#define SAMPLE_WARPS 1024u /* long-running outputs: this many warps compared bit for bit */
 #define SEED_MAX 262144u   /* the seed's sizes 32 .. 65536, then until S1 and S2 coincide */
 #define TIMELINE_HEADER "experiment,variant,size,block,sm,warps,start_us,end_us,sms"
 
@@ -81,48 +80,12 @@ static const k40_row K40[] = {
     {65536, {72.80, 72.80}, {100, 100}, {77, 75}, {2.49, 2.49}},
 };
 #define N_K40 (sizeof K40 / sizeof K40[0])
-#define N_SEED_SIZES 14 /* 32 .. 262144 */
-
-/* latency: resident warps per SM, set by the block size and blocks per SM (shared memory). */
-static const int LATENCY_WARPS[] = {1, 2, 4, 8, 16, 32, 64};
-#define N_LAT (sizeof LATENCY_WARPS / sizeof LATENCY_WARPS[0])
-
-typedef struct {
-    const char *name;
-    work_kernel kernel;
-    int memory_bound; /* GB/s against the copy; else GFLOP/s */
-} latency_variant;
-
-static const latency_variant LATENCY_VARIANTS[] = {
-    {"stream", K_STREAM, 1},       {"stream_ilp4", K_STREAM_ILP4, 1}, {"stream_vec4", K_STREAM_VEC4, 1},
-    {"stream_vec4_ilp4", K_STREAM_VEC4_ILP4, 1}, {"fma", K_FMA, 0}, {"fma_ilp4", K_FMA_ILP4, 0},
-};
-#define N_LAT_VARIANTS (sizeof LATENCY_VARIANTS / sizeof LATENCY_VARIANTS[0])
 
 static const int BLOCK_SIZES[] = {32, 64, 96, 128, 192, 256, 384, 512, 640, 768, 896, 1024};
 static const work_kernel REG_KERNELS[] = {K_REGS_8, K_REGS_32, K_REGS_64, K_REGS_96, K_REGS_128, K_REGS_160, K_REGS_224};
 static const int SMEM_KB[] = {0, 8, 16, 24, 32, 40, 48, 64, 72, 96, 112, 160, -1}; /* -1: opt-in max */
 
-#define MAX_LIMITS_ROWS 40
-
-typedef struct {
-    gl_lab lab;
-    occ_device occ;
-    int max_warps; /* per SM */
-    gl_out_file timeline;
-    int has_timeline;
-    double seed_ms[2][N_SEED_SIZES], seed_theo[2][N_SEED_SIZES], seed_ach[2][N_SEED_SIZES];
-    double seed_eff[2][N_SEED_SIZES], seed_tpb[2][N_SEED_SIZES], seed_blocks[2][N_SEED_SIZES];
-    double lat[N_LAT_VARIANTS][N_LAT]; /* GB/s or GFLOP/s */
-    double lat_ach[N_LAT_VARIANTS][N_LAT];
-    struct {
-        gl_row row;
-        occ_result occ;
-    } limits[MAX_LIMITS_ROWS];
-    int n_limits;
-} lab03;
-
-static void report(lab03 *L, gl_row *row) { gl_report_row(&L->lab.report, row); }
+void lab03_report(lab03 *L, gl_row *row) { gl_report_row(&L->lab.report, row); }
 
 /* ---------------------------------------------------------------- the device's limits */
 
@@ -150,14 +113,6 @@ static void print_limits(const lab03 *L)
 
 /* ---------------------------------------------------------------- one launch, measured */
 
-/* A launch of one kernel: its shape, which kernel, and its arguments. */
-typedef struct {
-    launch_shape sh;
-    int is_seed; /* the seed's vector_add (seed), else work kernel `kernel` (work) */
-    work_kernel kernel;
-    seed_args seed;
-    work_args work;
-} launch_job;
 
 static void enqueue_job(void *ctx, cudaStream_t s)
 {
@@ -246,15 +201,7 @@ static void measure_residency(lab03 *L, launch_job *j, gl_row *row, int timeline
 }
 
 /* The steps every row shares: calculator = API, residency, poison, time, check. */
-typedef struct {
-    float *d_y, *h_y;
-    uint32_t n;
-    gl_ref_fn ref;
-    const void *ref_ctx;
-    uint32_t sample_warps;
-} output_check;
-
-static occ_result measure(lab03 *L, launch_job *j, gl_row *row, const output_check *out, int timeline)
+occ_result lab03_measure(lab03 *L, launch_job *j, gl_row *row, const output_check *out, int timeline)
 {
     char what[128];
     snprintf(what, sizeof what, "%s/%s size=%lld param=%lld", row->experiment, row->variant, row->size, row->param);
@@ -310,10 +257,10 @@ static void run_seed(lab03 *L, const char *experiment)
             gl_row row = gl_row_new(experiment, v == 0 ? "S1" : "S2", size);
             row.working_set_bytes = 12.0 * size;
             output_check out = {A.d_y, A.h_y, size, seed_ref, &ref, 0};
-            measure(L, &j, &row, &out, 1);
+            lab03_measure(L, &j, &row, &out, 1);
             if (v == 0) s1_ms = row.median_ms;
             row.ratio = row.median_ms / (v == 0 ? row.median_ms : s1_ms);
-            report(L, &row);
+            lab03_report(L, &row);
             if (sweep) continue;
             L->seed_ms[v][s] = row.median_ms;
             L->seed_theo[v][s] = row.theoretical_occupancy;
@@ -388,12 +335,10 @@ static float work_ref(const void *ctx, uint32_t i)
     return r->accumulators ? ref_regs(r->x[i], r->iters, r->accumulators) : ref_fma(r->x[i], r->iters);
 }
 
-static float stream_ref(const void *ctx, uint32_t i) { return ref_stream(((const float *)ctx)[i]); }
-
 /* One compute-bound row: `kernel` on the arrays, FLOPs = 2 x n x iters x max(1, accumulators). */
-static occ_result compute_row(lab03 *L, const char *experiment, const char *variant, long long param,
-                              work_kernel kernel, gl_arrays *A, uint32_t iters, launch_shape sh, int timeline,
-                              gl_row *out_row)
+occ_result lab03_compute_row(lab03 *L, const char *experiment, const char *variant, long long param,
+                             work_kernel kernel, gl_arrays *A, uint32_t iters, launch_shape sh, int timeline,
+                             gl_row *out_row)
 {
     launch_job j;
     memset(&j, 0, sizeof j);
@@ -406,7 +351,7 @@ static occ_result compute_row(lab03 *L, const char *experiment, const char *vari
     row.working_set_bytes = 8.0 * A->n;
     work_ref_ctx ref = {A->h_x, iters, acc};
     output_check out = {A->d_y, A->h_y, A->n, work_ref, &ref, SAMPLE_WARPS};
-    occ_result r = measure(L, &j, &row, &out, timeline);
+    occ_result r = lab03_measure(L, &j, &row, &out, timeline);
     row.gflops = 2.0 * A->n * iters * (acc ? acc : 1) / (row.median_ms * 1e6);
     *out_row = row;
     return r;
@@ -457,32 +402,32 @@ static void run_limits(lab03 *L)
     if (want_b)
         for (size_t i = 0; i < sizeof BLOCK_SIZES / sizeof BLOCK_SIZES[0]; i++) {
             unsigned t = (unsigned)BLOCK_SIZES[i];
-            occ_result r = compute_row(L, "limits", "block_size", t, K_FMA, &A, iters,
+            occ_result r = lab03_compute_row(L, "limits", "block_size", t, K_FMA, &A, iters,
                                        (launch_shape){(n + t - 1) / t, t, 0}, 0, &row);
             base = i == 0 ? row.median_ms : base;
             row.ratio = row.median_ms / base;
-            report(L, &row);
+            lab03_report(L, &row);
             keep_limits_row(L, &row, r);
         }
     if (want_r)
         for (size_t i = 0; i < sizeof REG_KERNELS / sizeof REG_KERNELS[0]; i++) {
             kernel_attrs ka = work_attrs(REG_KERNELS[i]);
             uint32_t it = iters / 8 > 0 ? iters / 8 : 1; /* each thread runs `accumulators` chains */
-            occ_result r = compute_row(L, "limits", "registers", ka.registers, REG_KERNELS[i], &A, it,
+            occ_result r = lab03_compute_row(L, "limits", "registers", ka.registers, REG_KERNELS[i], &A, it,
                                        (launch_shape){n / 256, 256, 0}, 0, &row);
             /* the work grows with the accumulators: compare GFLOP/s, not times */
             if (ka.local_bytes) printf("note: %d bytes of local memory per thread (spills)\n", ka.local_bytes);
-            report(L, &row);
+            lab03_report(L, &row);
             keep_limits_row(L, &row, r);
         }
     if (want_s)
         for (size_t i = 0; i < sizeof SMEM_KB / sizeof SMEM_KB[0]; i++) {
             size_t smem = SMEM_KB[i] < 0 ? (size_t)L->occ.smem_per_block_optin : (size_t)SMEM_KB[i] * 1024;
-            occ_result r = compute_row(L, "limits", "smem", (long long)smem, K_FMA, &A, iters,
+            occ_result r = lab03_compute_row(L, "limits", "smem", (long long)smem, K_FMA, &A, iters,
                                        (launch_shape){n / 256, 256, smem}, 0, &row);
             base = i == 0 ? row.median_ms : base;
             row.ratio = row.median_ms / base;
-            report(L, &row);
+            lab03_report(L, &row);
             keep_limits_row(L, &row, r);
         }
     gl_arrays_free(&A);
@@ -516,9 +461,9 @@ static void run_exercises(lab03 *L)
     for (int k = 0; k < 4; k++) {
         kernel_attrs ka = work_attrs(kernels[k]);
         launch_shape sh = k == 3 ? j.sh : (launch_shape){n / 256, 256, 0};
-        r = compute_row(L, "exercises", k == 3 ? EX_REGS.variant : "registers", ka.registers, kernels[k], &A, it, sh, 0, &row);
+        r = lab03_compute_row(L, "exercises", k == 3 ? EX_REGS.variant : "registers", ka.registers, kernels[k], &A, it, sh, 0, &row);
         if (ka.local_bytes) printf("note: %d bytes of local memory per thread (spills)\n", ka.local_bytes);
-        report(L, &row);
+        lab03_report(L, &row);
         if (k < 3) rungs[k].value = row.gflops;
     }
     gl_arrays_free(&A);
@@ -527,103 +472,6 @@ static void run_exercises(lab03 *L)
              "%.1f%% reached", row.median_ms, row.registers_per_thread, j.sh.threads, row.theoretical_occupancy,
              occ_limiter_name(r.limiter), row.achieved_occupancy);
     gl_exercise_rank(EX_REGS.variant, row.gflops, metrics, &(gl_rank_key){"GFLOP/s", 1}, rungs, 3);
-}
-
-/* ---------------------------------------------------------------- latency */
-
-/* The launch holding exactly `warps` warps per SM: blocks of min(warps, 8) warps, and as many
- * blocks per SM as needed, the rest kept out by a shared-memory request (the calculator finds
- * the smallest request that allows no more; main checks it against the API like every launch). */
-static launch_shape latency_shape(const lab03 *L, work_kernel k, int warps)
-{
-    int per_block = warps < 8 ? warps : 8, blocks = warps / per_block;
-    kernel_attrs ka = work_attrs(k);
-    int threads = per_block * 32, unit = occ_smem_granularity(&L->occ);
-    size_t smem = 0;
-    while (occ_calculate(&L->occ, threads, ka.registers, (size_t)ka.static_smem, smem).blocks_per_sm > blocks)
-        smem += (size_t)unit;
-    launch_shape sh = {(unsigned)(blocks * L->lab.dev.sms), (unsigned)threads, smem};
-    return sh;
-}
-
-static void run_latency(lab03 *L, uint32_t stream_n)
-{
-    gl_cli *c = &L->lab.cli;
-    int any = 0;
-    for (size_t v = 0; v < N_LAT_VARIANTS; v++) any |= gl_cli_selected(c, "latency", LATENCY_VARIANTS[v].name);
-    if (!any) return;
-    uint32_t fma_n = (uint32_t)L->lab.dev.sms * L->occ.max_threads_per_sm * 8; /* 8 per thread at 64 warps */
-    uint32_t iters = c->quick ? 256 : 1024;
-    gl_lab_heading("latency", "param = resident warps per SM (blocks of <= 8 warps, one wave, grid-stride; "
-                              "extra blocks kept out with shared memory); stream: n = %u (%.0f MiB read + "
-                              "written), fma: n = %u, %u FMAs per element",
-                   stream_n, 8.0 * stream_n / 1048576.0, fma_n, iters);
-    gl_lab_note_working_set(&L->lab, 8.0 * stream_n);
-    gl_arrays S, F;
-    memset(&S, 0, sizeof S);
-    memset(&F, 0, sizeof F);
-    for (size_t v = 0; v < N_LAT_VARIANTS; v++) {
-        const latency_variant *lv = &LATENCY_VARIANTS[v];
-        if (!gl_cli_selected(c, "latency", lv->name)) continue;
-        gl_arrays *A = lv->memory_bound ? &S : &F;
-        if (!A->d_x) gl_arrays_create(A, lv->memory_bound ? stream_n : fma_n, c->seed, RNG_X);
-        for (size_t w = 0; w < N_LAT; w++) {
-            launch_shape sh = latency_shape(L, lv->kernel, LATENCY_WARPS[w]);
-            gl_row row;
-            if (lv->memory_bound) {
-                launch_job j;
-                memset(&j, 0, sizeof j);
-                j.sh = sh;
-                j.kernel = lv->kernel;
-                j.work = (work_args){A->d_x, A->d_y, A->n, 0, NULL};
-                row = gl_row_new("latency", lv->name, A->n);
-                row.param = LATENCY_WARPS[w];
-                row.bytes = row.working_set_bytes = 8.0 * A->n;
-                output_check out = {A->d_y, A->h_y, A->n, stream_ref, A->h_x, SAMPLE_WARPS};
-                measure(L, &j, &row, &out, 0);
-                L->lat[v][w] = row.gbs;
-            } else {
-                compute_row(L, "latency", lv->name, LATENCY_WARPS[w], lv->kernel, A, iters, sh, 0, &row);
-                L->lat[v][w] = row.gflops;
-            }
-            L->lat_ach[v][w] = row.achieved_occupancy;
-            row.ratio = L->lat[v][w] / L->lat[v][0];
-            report(L, &row);
-        }
-    }
-    if (S.d_x) gl_arrays_free(&S);
-    if (F.d_x) gl_arrays_free(&F);
-}
-
-static void print_latency_summary(const lab03 *L)
-{
-    int any = 0;
-    for (size_t v = 0; v < N_LAT_VARIANTS; v++) any |= L->lat[v][0] > 0;
-    if (!any) return;
-    printf("\n== latency: throughput against resident warps per SM (GB/s and %% of the copy, or GFLOP/s)\n");
-    gl_col cols[1 + N_LAT] = {{"variant", "", 17}};
-    char heads[N_LAT][16];
-    for (size_t w = 0; w < N_LAT; w++) {
-        snprintf(heads[w], sizeof heads[w], "%d warps", LATENCY_WARPS[w]);
-        cols[1 + w] = (gl_col){heads[w], "%.0f", 9};
-    }
-    gl_table_header(stdout, cols, 1 + N_LAT);
-    for (size_t v = 0; v < N_LAT_VARIANTS; v++) {
-        if (L->lat[v][0] <= 0) continue;
-        gl_table_line(stdout, cols, 1 + N_LAT, LATENCY_VARIANTS[v].name, L->lat[v]);
-        if (!LATENCY_VARIANTS[v].memory_bound) continue;
-        double pct[N_LAT];
-        int first90 = -1;
-        for (size_t w = 0; w < N_LAT; w++) {
-            pct[w] = 100.0 * L->lat[v][w] / L->lab.report.copy_gbs;
-            if (first90 < 0 && pct[w] >= 90.0) first90 = LATENCY_WARPS[w];
-        }
-        gl_table_line(stdout, cols, 1 + N_LAT, "  % of memcpy", pct);
-        if (first90 > 0)
-            printf("  %s: first >= 90%% of memcpy at %d warps per SM (theoretical occupancy %.1f%%)\n",
-                   LATENCY_VARIANTS[v].name, first90, 100.0 * first90 / L->max_warps);
-        else printf("  %s: never >= 90%% of memcpy\n", LATENCY_VARIANTS[v].name);
-    }
 }
 
 /* ---------------------------------------------------------------- tail */
@@ -660,11 +508,11 @@ static void run_tail(lab03 *L, const char *experiment)
                 launch_shape sh = g == 0 ? (launch_shape){chunks, threads, 0} : (launch_shape){wave, threads, 0};
                 gl_row row;
                 int timeline = g == 0 && WAVES[wi] == 1 && delta == 1; /* the lone last block */
-                compute_row(L, experiment, g == 0 ? "chunks" : "grid_stride", chunks, g == 0 ? K_TAIL_CHUNKS : K_FMA,
+                lab03_compute_row(L, experiment, g == 0 ? "chunks" : "grid_stride", chunks, g == 0 ? K_TAIL_CHUNKS : K_FMA,
                             &A, iters, sh, timeline, &row);
                 if (d == 0) whole[g] = row.median_ms;
                 row.ratio = row.median_ms / whole[g];
-                report(L, &row);
+                lab03_report(L, &row);
             }
         }
     }
@@ -735,18 +583,18 @@ int main(int argc, char **argv)
     gl_row ceil_row = gl_row_new("ceiling", "memcpy_d2d", stream_n);
     ceil_row.bytes = ceil_row.working_set_bytes = 8.0 * stream_n;
     gl_lab_fill_timing(&L.lab, &ceil_row, &ceil_t);
-    report(&L, &ceil_row);
+    lab03_report(&L, &ceil_row);
 
     run_seed(&L, "seed");
     run_limits(&L);
-    run_latency(&L, stream_n);
+    lab03_run_latency(&L, stream_n);
     run_tail(&L, "tail");
     run_sms_sweep(&L);
     run_exercises(&L);
 
     print_seed_tables(&L);
     print_limits_summary(&L);
-    print_latency_summary(&L);
+    lab03_print_latency_summary(&L);
     printf("\ncalculator = cudaOccupancyMaxActiveBlocksPerMultiprocessor on all %d launches; "
            "all outputs verified against the CPU reference\n", L.lab.report.rows - 1);
     if (L.has_timeline) gl_out_close(&L.timeline);

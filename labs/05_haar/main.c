@@ -12,6 +12,7 @@
  *                the deepest transform: forward and inverse against the reference
  *   compress     keep the largest k% of the coefficients (threshold found with CUB), reconstruct,
  *                PSNR; both conventions; the orthonormal identity MSE = sum dropped^2 / pixels
+ *                (compress.c)
  * Every row: the output poisoned, the transform run, every coefficient compared with the CPU
  * reference (the average convention bit for bit, the orthonormal one within
  * haar_gpu_tolerance) and with the first rung's bits (all rungs compute the same operations);
@@ -27,6 +28,7 @@
 #include "gl_parallel.h"
 #include "haar.h"
 #include "haar_gpu.h"
+#include "lab05.h"
 #include "exercises/exercises.h"
 #include "gl_exercise.h"
 
@@ -73,27 +75,8 @@ static const struct {
     double over_cpu, over_gpu;
 } SEED_TABLE2[] = {{512, 13.719, 1.532}, {1024, 45.451, 2.628}, {2048, 69.727, 3.499}};
 
-typedef struct {
-    gl_lab lab;
-    int levels;           /* --levels */
-    int rung_on[HAAR_RUNG_COUNT];
-    gl_out_file compress_csv;
-    int compress_open;
-} lab05;
-
 /* ---------------------------------------------------------------- one image size on the GPU */
 
-typedef struct {
-    int w, h, levels;
-    size_t pitch, n; /* n = pitch * h floats per buffer */
-    haar_convention conv;
-    float *h_img, *h_ref, *h_got, *h_first; /* host: input, reference, GPU result, first rung's */
-    float *d_in, *d_out, *d_back, *d_scratch;
-    double max_abs_in, max_abs_ref; /* max |value| of the input and of the reference coefficients */
-    double cpu_ms, cpu_all_ms;      /* the reference's time on one core (NAN: not timed), on all cores */
-} haar_case;
-
-static double max_abs(const float *v, const haar_case *k);
 static void compare_bits(const char *what, const float *got, const float *want, const haar_case *k);
 
 /* The reference coefficients, computed once per case on every core (timed: cpu_all_ms). With
@@ -116,7 +99,7 @@ static void reference_create(haar_case *k, int one_core)
         compare_bits("reference on all cores (the one-core reference's bits)", k->h_ref, serial, k);
         free(serial);
     }
-    k->max_abs_ref = max_abs(k->h_ref, k);
+    k->max_abs_ref = lab05_max_abs(k->h_ref, k);
 }
 
 /* one_core: also time the reference on one core (only at the seed's sizes, see reference_create). */
@@ -184,11 +167,6 @@ static double rung_traffic(haar_rung r, int w, int h, int levels)
 
 /* ---------------------------------------------------------------- checking */
 
-typedef struct {
-    double max_err, max_over_bound;
-    long long checked;
-} check_result;
-
 /* Is got[i] right: never written (poison) is wrong; tol 0: bit for bit, else |got - want| <= tol. */
 static int value_ok(const float *got, const float *want, size_t i, double tol)
 {
@@ -200,7 +178,7 @@ static int value_ok(const float *got, const float *want, size_t i, double tol)
 /* Compare the w x h part of got (pitch) with want: |got - want| <= tol (tol 0: bit for bit).
  * Rows are checked on every core (the max and the count do not depend on the order); on failure
  * the first mismatches are printed in order and the run exits 1; a poisoned value always fails. */
-static check_result compare(const char *what, const float *got, const float *want, const haar_case *k, double tol)
+check_result lab05_compare(const char *what, const float *got, const float *want, const haar_case *k, double tol)
 {
     check_result r = {0, 0, (long long)k->w * k->h};
     long long bad = 0;
@@ -232,10 +210,10 @@ static check_result compare(const char *what, const float *got, const float *wan
 
 static void compare_bits(const char *what, const float *got, const float *want, const haar_case *k)
 {
-    compare(what, got, want, k, 0);
+    lab05_compare(what, got, want, k, 0);
 }
 
-static double max_abs(const float *v, const haar_case *k)
+double lab05_max_abs(const float *v, const haar_case *k)
 {
     double m = 0;
     GL_PARALLEL_FOR_WITH(reduction(max : m))
@@ -294,18 +272,18 @@ static gl_row measure(lab05 *L, const char *experiment, haar_case *k, haar_rung 
     download(k, d_result, k->h_got);
     check_result c;
     if (!inverse) {
-        c = compare(what, k->h_got, k->h_ref, k, haar_gpu_tolerance(k->conv, k->levels, k->max_abs_ref));
+        c = lab05_compare(what, k->h_got, k->h_ref, k, haar_gpu_tolerance(k->conv, k->levels, k->max_abs_ref));
     } else {
-        c = compare(what, k->h_got, ref_inverse, k, haar_gpu_tolerance(k->conv, k->levels, k->max_abs_in));
+        c = lab05_compare(what, k->h_got, ref_inverse, k, haar_gpu_tolerance(k->conv, k->levels, k->max_abs_in));
         char rt[200];
         snprintf(rt, sizeof rt, "%s (reconstruction of the input)", what);
-        compare(rt, k->h_got, k->h_img, k, 8.0 * k->levels * FLT_EPSILON * k->max_abs_in);
+        lab05_compare(rt, k->h_got, k->h_img, k, 8.0 * k->levels * FLT_EPSILON * k->max_abs_in);
     }
     if (first) memcpy(k->h_first, k->h_got, k->n * sizeof(float));
     else {
         char same[200];
         snprintf(same, sizeof same, "%s (the same bits as the first rung)", what);
-        compare(same, k->h_got, k->h_first, k, 0);
+        lab05_compare(same, k->h_got, k->h_first, k, 0);
     }
 
     char variant[64];
@@ -365,7 +343,7 @@ static void run_case(lab05 *L, const char *experiment, haar_case *k, double *sin
     report_cpu(L, experiment, k, "cpu_reference_all_cores", k->cpu_all_ms);
 }
 
-static int wanted(const lab05 *L, const char *experiment) { return gl_cli_selected(&L->lab.cli, experiment, NULL); }
+int lab05_wanted(const lab05 *L, const char *experiment) { return gl_cli_selected(&L->lab.cli, experiment, NULL); }
 
 /* ---------------------------------------------------------------- experiments */
 
@@ -410,7 +388,7 @@ static double end_to_end_ms(lab05 *L, haar_case *k)
 
 static void run_paper(lab05 *L)
 {
-    if (!wanted(L, "paper")) return;
+    if (!lab05_wanted(L, "paper")) return;
     int levels = L->levels;
     gl_lab_heading("paper", "the seed's sizes, %d levels, average convention; CPU = the C reference on one core "
                             "(cpu_reference) and on all %d cores (cpu_reference_all_cores)",
@@ -443,7 +421,7 @@ static void run_paper(lab05 *L)
 
 static void run_sizes(lab05 *L)
 {
-    if (!wanted(L, "sizes")) return;
+    if (!lab05_wanted(L, "sizes")) return;
     int levels = L->levels;
     gl_lab_heading("sizes", "DRAM-sized images, %d levels: GB/s on each rung's traffic (gbs) and on the floor", levels);
     int sizes[3][2] = {{8192, 8192}, {16384, 16384}, {16384, 4096}};
@@ -463,7 +441,7 @@ static void run_sizes(lab05 *L)
 
 static void run_levels(lab05 *L)
 {
-    if (!wanted(L, "levels")) return;
+    if (!lab05_wanted(L, "levels")) return;
     int side = L->lab.cli.size ? (int)L->lab.cli.size : L->lab.cli.quick ? 512 : 8192;
     int max = haar_max_levels(side, side);
     gl_lab_heading("levels", "%d^2, levels 1..4 and %d (the most): the seed's passes grow with L, the single pass does not",
@@ -481,7 +459,7 @@ static void run_levels(lab05 *L)
 
 static void run_conventions(lab05 *L)
 {
-    if (!wanted(L, "conventions")) return;
+    if (!lab05_wanted(L, "conventions")) return;
     gl_lab_heading("conventions", "average (bit for bit) and orthonormal (within 4 L eps max|c|), padded pitch, "
                                   "odd aspects, deepest transforms");
     /* w, h, levels (0: the most), extra pitch */
@@ -499,138 +477,6 @@ static void run_conventions(lab05 *L)
             run_case(L, experiment, &k, NULL);
             case_free(&k);
         }
-}
-
-/* ---------------------------------------------------------------- compression and pictures */
-
-typedef struct {
-    gl_image img; /* the 8-bit picture */
-    int w, h;
-} picture;
-
-/* A reconstruction as an 8-bit picture: rounded and clamped, as the PSNR counts it. */
-static void save_u8(const lab05 *L, const float *v, int w, int h, const char *name)
-{
-    gl_image m = {w, h, (unsigned char *)gl_host_alloc((size_t)w * h, "picture")};
-    for (size_t i = 0; i < (size_t)w * h; i++) m.pixels[i] = haar_pixel_u8(v[i]);
-    gl_lab_save_picture(&L->lab, name, &m);
-    free(m.pixels);
-}
-
-/* Coefficients as a picture: log(1 + |c|) scaled to 0..255 so that every level shows. */
-static void save_mosaic(const lab05 *L, const float *coef, int w, int h, const char *name)
-{
-    gl_image m = {w, h, (unsigned char *)gl_host_alloc((size_t)w * h, "mosaic")};
-    double top = 0;
-    for (size_t i = 0; i < (size_t)w * h; i++) top = fmax(top, log1p(fabs(coef[i])));
-    for (size_t i = 0; i < (size_t)w * h; i++)
-        m.pixels[i] = (unsigned char)lrint(top > 0 ? 255.0 * log1p(fabs(coef[i])) / top : 0);
-    gl_lab_save_picture(&L->lab, name, &m);
-    free(m.pixels);
-}
-
-#define COMPRESS_HEADER "convention,keep_pct,kept,pixels,threshold,psnr_db,mse,dropped_per_pixel,identity_rel_err,keep_ms"
-
-/* One convention: forward on the GPU, then for each k% keep the largest, inverse, PSNR; every
- * step checked against the reference (the kept set bit for bit against haar_keep_largest on the
- * same coefficients). */
-static void compress_convention(lab05 *L, const picture *p, haar_convention conv)
-{
-    static const double KEEP_PCT[] = {50, 20, 10, 5, 2, 1};
-    int w = p->w, h = p->h, levels = L->levels;
-    size_t n = (size_t)w * h;
-    haar_case k;
-    memset(&k, 0, sizeof k);
-    k.w = w, k.h = h, k.pitch = (size_t)w, k.n = n, k.levels = levels, k.conv = conv;
-    float *img = (float *)gl_host_alloc(n * 4, "picture"), *coef = (float *)gl_host_alloc(n * 4, "coefficients");
-    float *kept_ref = (float *)gl_host_alloc(n * 4, "kept"), *back = (float *)gl_host_alloc(n * 4, "reconstruction");
-    for (size_t i = 0; i < n; i++) img[i] = p->img.pixels[i];
-    float *d_img = (float *)gl_device_alloc(n * 4, "picture"), *d_coef = (float *)gl_device_alloc(n * 4, "coefficients");
-    float *d_kept = (float *)gl_device_alloc(n * 4, "kept"), *d_back = (float *)gl_device_alloc(n * 4, "reconstruction");
-    size_t scratch = haar_gpu_scratch_bytes(HAAR_SINGLE_PASS, w, h, levels);
-    void *d_scratch = scratch ? gl_device_alloc(scratch, "scratch") : NULL;
-    cudaStream_t s = L->lab.timer.stream;
-    GL_CHECK(cudaMemcpy(d_img, img, n * 4, cudaMemcpyHostToDevice));
-    gl_fence();
-    GL_CHECK(haar_gpu_forward(HAAR_SINGLE_PASS, d_img, d_coef, w, h, (size_t)w, levels, conv, d_scratch, NULL, s));
-    GL_CHECK(cudaStreamSynchronize(s));
-    GL_CHECK(cudaMemcpy(coef, d_coef, n * 4, cudaMemcpyDeviceToHost));
-    memcpy(kept_ref, img, n * 4);
-    haar_forward_ref_all_cores(kept_ref, w, h, (size_t)w, levels, conv);
-    compare("compress/forward", coef, kept_ref, &k, haar_gpu_tolerance(conv, levels, max_abs(kept_ref, &k)));
-    if (L->lab.cli.save) {
-        char name[64];
-        snprintf(name, sizeof name, "mosaic_%s_L%d", haar_convention_name(conv), levels);
-        save_mosaic(L, coef, w, h, name);
-    }
-    for (size_t i = 0; i < sizeof KEEP_PCT / sizeof KEEP_PCT[0]; i++) {
-        size_t keep = haar_keep_count(n, KEEP_PCT[i]);
-        GL_CHECK(cudaMemcpy(d_kept, d_coef, n * 4, cudaMemcpyDeviceToDevice));
-        float threshold;
-        size_t above;
-        const double t0 = gl_wall_ms();
-        GL_CHECK(haar_gpu_keep_largest(d_kept, w, h, (size_t)w, keep, &threshold, &above, s));
-        const double keep_ms = gl_wall_ms() - t0;
-        /* the reference rule on the same (GPU) coefficients: the kept set must be identical */
-        memcpy(kept_ref, coef, n * 4);
-        double dropped = haar_keep_largest(kept_ref, n, keep);
-        GL_CHECK(cudaMemcpy(back, d_kept, n * 4, cudaMemcpyDeviceToHost));
-        char what[96];
-        snprintf(what, sizeof what, "compress/%s keep %.0f%%: kept coefficients", haar_convention_name(conv), KEEP_PCT[i]);
-        compare(what, back, kept_ref, &k, 0);
-        gl_poison(d_back, n * 4);
-        GL_CHECK(haar_gpu_inverse(HAAR_SINGLE_PASS, d_kept, d_back, w, h, (size_t)w, levels, conv, d_scratch, NULL, s));
-        GL_CHECK(cudaStreamSynchronize(s));
-        GL_CHECK(cudaMemcpy(back, d_back, n * 4, cudaMemcpyDeviceToHost));
-        haar_inverse_ref_all_cores(kept_ref, w, h, (size_t)w, levels, conv);
-        snprintf(what, sizeof what, "compress/%s keep %.0f%%: reconstruction", haar_convention_name(conv), KEEP_PCT[i]);
-        compare(what, back, kept_ref, &k, haar_gpu_tolerance(conv, levels, 255.0 * (1 << levels)));
-        double mse = 0;
-        for (size_t j = 0; j < n; j++) mse += ((double)back[j] - img[j]) * ((double)back[j] - img[j]);
-        mse /= (double)n;
-        double psnr = haar_psnr_u8(p->img.pixels, back, n);
-        double identity = fabs(mse - dropped / n) / fmax(mse, 1e-300);
-        /* the free self-test: with orthonormal scaling the image error IS the dropped energy */
-        if (conv == HAAR_ORTHONORMAL && mse > 1e-6 && identity > 1e-3) {
-            fprintf(stderr, "VERIFICATION FAILED: compress/orthonormal keep %.0f%%: MSE %.9g but sum dropped^2 / "
-                            "pixels %.9g (relative difference %.2g > 1e-3)\n",
-                    KEEP_PCT[i], mse, dropped / n, identity);
-            exit(GL_EXIT_FAIL);
-        }
-        printf("  %-11s keep %4.0f%% = %9zu coefficients: threshold %10.4g, PSNR %6.2f dB, MSE %10.4f, "
-               "sum dropped^2/pixels %10.4f (%s)\n",
-               haar_convention_name(conv), KEEP_PCT[i], keep, threshold, psnr, mse, dropped / n,
-               conv == HAAR_ORTHONORMAL ? "equal: Parseval" : "not the MSE: the average convention is not orthonormal");
-        if (L->compress_open) {
-            FILE *f = L->compress_csv.f;
-            fprintf(f, "%s,%g,%zu,%zu,%.9g,%.6f,%.9g,%.9g,%.3g,%.4f\n", haar_convention_name(conv), KEEP_PCT[i], keep, n,
-                    threshold, psnr, mse, dropped / n, identity, keep_ms);
-            gl_out_check(&L->compress_csv, 0);
-        }
-        if (L->lab.cli.save) {
-            char name[64];
-            snprintf(name, sizeof name, "keep%02.0f_%s", KEEP_PCT[i], haar_convention_name(conv));
-            save_u8(L, back, w, h, name);
-        }
-    }
-    free(img), free(coef), free(kept_ref), free(back);
-    GL_CHECK(cudaFree(d_img));
-    GL_CHECK(cudaFree(d_coef));
-    GL_CHECK(cudaFree(d_kept));
-    GL_CHECK(cudaFree(d_back));
-    if (d_scratch) GL_CHECK(cudaFree(d_scratch));
-}
-
-static void run_compress(lab05 *L, const picture *p)
-{
-    if (!wanted(L, "compress")) return;
-    gl_lab_heading("compress", "%d x %d picture, %d levels: keep the largest k%% (CUB), reconstruct, PSNR", p->w, p->h,
-                   L->levels);
-    L->compress_open = gl_lab_open_beside(&L->lab, &L->compress_csv, ".compress.csv", COMPRESS_HEADER) == 0;
-    if (L->lab.cli.save) gl_lab_save_picture(&L->lab, "input", &p->img);
-    compress_convention(L, p, HAAR_AVERAGE);
-    compress_convention(L, p, HAAR_ORTHONORMAL);
-    if (L->compress_open) gl_out_close(&L->compress_csv);
 }
 
 /* ---------------------------------------------------------------- exercises (Your turn) */
@@ -688,7 +534,7 @@ static void run_exercises(lab05 *L, const picture *p)
         GL_CHECK(cudaMemcpy(k.d_in, k.h_img, k.n * sizeof(float), cudaMemcpyHostToDevice));
         haar_forward_ref(k.h_ref, k.w, k.h, k.pitch, 1, HAAR_AVERAGE);
         ex_haar_check(L, &k);
-        save_mosaic(L, k.h_got, k.w, k.h, "yours_haar_mosaic");
+        lab05_save_mosaic(L, k.h_got, k.w, k.h, "yours_haar_mosaic");
         case_free(&k);
     }
     case_create(&k, w, h, (size_t)w, 1, HAAR_AVERAGE, L->lab.cli.seed + 200, 0);
@@ -781,7 +627,7 @@ int main(int argc, char **argv)
     run_sizes(&L);
     run_levels(&L);
     run_conventions(&L);
-    run_compress(&L, &pic);
+    lab05_run_compress(&L, &pic);
     run_exercises(&L, &pic);
 
     printf("\nall %d measured rows verified against the CPU reference (average: bit for bit; orthonormal: within "
