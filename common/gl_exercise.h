@@ -134,11 +134,10 @@ static inline void gl_exercise_run_once(gl_lab *L, const gl_exercise *e, gl_enqu
 static inline void gl_exercise_count(gl_lab *L, const gl_exercise *e, gl_count_fn fn, void *ctx,
                                      unsigned long long *out, int words)
 {
-    GL_CHECK(cudaMemset(L->d_counters, 0, GL_MAX_COUNTERS * sizeof(unsigned long long)));
-    gl_fence();
+    gl_lab_count_begin(L);
     fn(ctx, L->d_counters, L->timer.stream);
     gl_exercise_wait(L, e, L->timer.stream, "its counting twin");
-    GL_CHECK(cudaMemcpy(out, L->d_counters, (size_t)words * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    gl_lab_count_end(L, out, words);
 }
 
 /* ---- verification with coordinates ---- */

@@ -208,15 +208,27 @@ static inline int gl_lab_fits(gl_lab *L, double bytes, const char *experiment, c
 /* Enqueue a counting twin that adds into `counters` (zeroed before the call). */
 typedef void (*gl_count_fn)(void *ctx, unsigned long long *counters, cudaStream_t s);
 
-/* Run a counting twin once and copy its first `words` counters (<= GL_MAX_COUNTERS) to `out`. */
-static inline void gl_lab_count(gl_lab *L, gl_count_fn fn, void *ctx, unsigned long long *out, int words)
+/* Before a counting twin: its counters zeroed (and done: gl_fence). */
+static inline void gl_lab_count_begin(gl_lab *L)
 {
     GL_CHECK(cudaMemset(L->d_counters, 0, GL_MAX_COUNTERS * sizeof(unsigned long long)));
     gl_fence();
-    fn(ctx, L->d_counters, L->timer.stream);
-    GL_CHECK(cudaStreamSynchronize(L->timer.stream));
+}
+
+/* After the twin has finished: its first `words` counters (<= GL_MAX_COUNTERS) to `out`. */
+static inline void gl_lab_count_end(gl_lab *L, unsigned long long *out, int words)
+{
     GL_CHECK(cudaMemcpy(out, L->d_counters, (size_t)words * sizeof(unsigned long long),
                         cudaMemcpyDeviceToHost));
+}
+
+/* Run a counting twin once and copy its first `words` counters (<= GL_MAX_COUNTERS) to `out`. */
+static inline void gl_lab_count(gl_lab *L, gl_count_fn fn, void *ctx, unsigned long long *out, int words)
+{
+    gl_lab_count_begin(L);
+    fn(ctx, L->d_counters, L->timer.stream);
+    GL_CHECK(cudaStreamSynchronize(L->timer.stream));
+    gl_lab_count_end(L, out, words);
 }
 
 /* Copy a timing into a row: times, repetitions, batch, L2 state, and GB/s against the ceiling
