@@ -1,7 +1,16 @@
 # 04_sizes.gp - lab 04, experiment "sizes": GB/s (2 bytes per pixel: one read, one write) against
-# the image size for the best rung of each family and NPP, with the same run's cudaMemcpy.
-# Inputs: csv, out, fmt, gpu, copy_gbs, l2_bytes.
+# the image size for the best rung of each family and NPP, with the same run's cudaMemcpy, and the
+# peers of plots/filter_peers.py (OpenCV on the CPU, CuPy on the GPU) from the companion
+# NAME.peers.csv when it is there. Inputs: csv, out, fmt, gpu, copy_gbs, l2_bytes.
 load "style.gp"
+
+peers = csv[1:strlen(csv) - 4] . ".peers.csv"
+have_peer(v) = int(system(sprintf("test -f '%s' && grep -c '^[^#]*,sizes,%s,' '%s' || echo 0", peers, v, peers))) > 0
+peer_cmd = ""
+if (have_peer("opencv_cpu")) peer_cmd = peer_cmd . \
+    sprintf("'%s' using (only(\"sizes\", \"opencv_cpu\", \"size\")):\"gbs\" with linespoints lt 3 dt (2,2) pt 4 title \"OpenCV filter2D (CPU)\", ", peers)
+if (have_peer("cupy")) peer_cmd = peer_cmd . \
+    sprintf("'%s' using (only(\"sizes\", \"cupy\", \"size\")):\"gbs\" with linespoints lt 1 dt (2,2) pt 12 title \"CuPy ndimage.correlate\", ", peers)
 
 set title sprintf("Lab 04 - toward the memory floor: GB/s vs image size (%s)", gpu)
 set xlabel "image size (pixels)"
@@ -20,4 +29,4 @@ plot csv using (only("sizes", "NPP", "size")):"gbs" with linespoints lt 5 title 
      "" using (only("sizes", "SM_CF12_Vec", "size")):"gbs" with linespoints lt 3 title "SM_CF12_Vec", \
      "" using (only("sizes", "W16_DP4A", "size")):"gbs" with linespoints lt 4 title "W16_DP4A", \
      "" using (only("sizes", "W16_DP4A_R8", "size")):"gbs" with linespoints lt 4 dt (4,3) pt 6 title "W16_DP4A_R8", \
-     copy_gbs with lines ls 11 title sprintf("cudaMemcpy D2D (%.0f GB/s)", copy_gbs)
+     @peer_cmd copy_gbs with lines ls 11 title sprintf("cudaMemcpy D2D (%.0f GB/s)", copy_gbs)
