@@ -12,10 +12,12 @@ name = system(sprintf("basename '%s' .csv", csv))
 src = sprintf("%s/budget_%s.csv", dir, name)
 have = system(sprintf("test -f '%s' && echo 1 || echo 0", src)) eq "1"
 
-# One line per kernel: label alu fma lsu rest budget_all budget_half
-rows(f) = sprintf("< awk -F, '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next } \
+# One line per kernel at the file's largest size (the DRAM-bound picture, where the memcpy floor
+# is the floor; the sizes rows come at five sizes): label alu fma lsu rest budget_all budget_half
+rows(f) = sprintf("< awk -F, 'FNR == 1 { h = 0 } /^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next } \
+  NR == FNR { if ($c[\"size\"] + 0 > big) big = $c[\"size\"] + 0; next } $c[\"size\"] + 0 == big \
   { a = $c[\"inst_alu\"]; m = $c[\"inst_fma\"]; l = $c[\"inst_lsu\"]; \
-    print $c[\"variant\"], a, m, l, $c[\"inst_all\"] - a - m - l, $c[\"budget_all\"], $c[\"budget_half_rate\"] }' '%s'", f)
+    print $c[\"experiment\"] \"/\" $c[\"variant\"], a, m, l, $c[\"inst_all\"] - a - m - l, $c[\"budget_all\"], $c[\"budget_half_rate\"] }' '%s' '%s'", f, f)
 
 if (!have) {
     set title sprintf("Lab 04 - the instruction budget (%s): no budget_%s.csv (plots/ncu_check.py --budget)", gpu, name) noenhanced

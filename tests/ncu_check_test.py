@@ -221,6 +221,84 @@ def budget(tmp):
           "budget: the timed kernels of --once --only sizes,single_pass,single_pass_rows --size 16384")
 
 
+def budget_lab04(tmp):
+    """Lab 04 under --once --only sizes,median,fusion, synthetic: a sizes rung is verified by its
+    count_ twin (not profiled), then launched once; NPP's row (here two launches of one kernel per
+    call), the median and fusion rows run their work twice; an end-to-end row has no bytes. The old
+    rule (every row a sequence run twice) failed on this list as on the H100 (run_16c8b61)."""
+    sys.path.insert(0, os.path.join(HERE, "..", "plots"))
+    from ncu.budget import BUDGET_METRICS, pair_repeated
+    from ncu.common import PairingError
+    from ncu.labs import lab04_row_key
+    rungs = ("GM_CF12_Vec", "CM_CF12_Vec", "SM_CF12_Vec", "W16_DP4A", "W16_DP4A_R8")
+    rows, launches = [], []  # (name, instructions per pixel of the launch)
+    for side in (1024, 16384):
+        rows.append({"experiment": "sizes", "variant": "NPP", "size": str(side * side), "param": str(side),
+                     "bytes": str(2 * side * side), "working_set_bytes": str(2 * side * side), "requests": ""})
+        launches += [("void FilterKernel<(int)3>(nppi_args)", 99.0)] * 4  # verification call, timed call
+        for i, v in enumerate(rungs):
+            rows.append(dict(rows[-1], variant=v, requests="4096"))
+            launches.append((f"void {lab04_row_key(rows[-1])}(conv_args)", 10.0 + i))
+    for variant, nbytes, kernels in (("median/best", "1", ["median_kernel_best(conv_args)"]),
+                                     ("block/fused/kernels", "1", ["bk_kernel_fused(bk_args)"]),
+                                     ("block/sequential/e2e", "", ["bk_kernel_gauss(bk_args)", "bk_kernel_sobel(bk_args)"])):
+        rows.append({"experiment": variant.split("/")[0] if variant.startswith("median") else "fusion",
+                     "variant": variant, "size": "268435456", "param": "16384", "bytes": nbytes and "536870912",
+                     "working_set_bytes": nbytes and "536870912", "requests": ""})
+        launches += [(k, 30.0 * copy) for copy in (2, 1) for k in kernels]  # the verification copy counts double
+    pixels = {r["size"] for r in rows}
+    values = lambda per_px: {m: f"{per_px * 2 ** 23:,.0f}" if m.startswith("sm__inst") else "1,000,000"
+                             for m in BUDGET_METRICS}
+    kernels = [(name, values(per_px)) for name, per_px in launches]
+    counted = [r for r in rows if r["requests"]]
+    try:
+        pair_repeated(counted, kernels)
+        old = "paired"
+    except PairingError as e:
+        old = str(e)
+    check("cannot pair row sizes/" in old and "are not one sequence run twice" in old,
+          f"budget 04: the old rule (counted rows, every row run twice) fails as on the H100: {old[:90]}")
+    pairs = pair_repeated(rows, kernels, lab04_row_key)
+    names = [[n for n, _ in ls] for _, ls in pairs]
+    check(len(pairs) == len(rows) and all(len(n) == 1 for (r, _), n in zip(pairs, names) if r["requests"])
+          and all(lab04_row_key(r) in n[0] for (r, _), n in zip(pairs, names) if r["requests"]),
+          "budget 04: each sizes rung paired with its own one launch (its count_ twin verified it)")
+    check(names[0] == ["void FilterKernel<(int)3>(nppi_args)"] * 2 and names[-1] == ["bk_kernel_gauss(bk_args)",
+          "bk_kernel_sobel(bk_args)"] and pairs[-2][1][0][1]["sm__inst_executed.sum"] == f"{30 * 2 ** 23:,.0f}",
+          "budget 04: NPP's call of two launches, run twice, is its row (not one launch); fusion takes the timed copy")
+    lab = os.path.join(tmp, "04_lab.csv")
+    fields = ["lab", "experiment", "variant", "size", "param", "bytes", "working_set_bytes", "requests"]
+    with open(lab, "w") as f:
+        f.write("# lab=04_convolution\n# sms=132\n# copy_gbs=2994.6\n" + ",".join(fields) + "\n")
+        f.write("04_convolution,ceiling,memcpy_d2d,268435456,,536870912,536870912,\n")
+        for r in rows:
+            f.write(",".join(["04_convolution"] + [r[k] for k in fields[1:]]) + "\n")
+    ncu = os.path.join(tmp, "04_budget_ncu.csv")
+    with open(ncu, "w", newline="") as f:
+        w = csv.writer(f, quoting=csv.QUOTE_ALL, lineterminator="\n")
+        w.writerow(["ID", "Kernel Name"] + list(BUDGET_METRICS))
+        w.writerow(["", ""] + ["inst"] * 9 + ["byte", "byte", "nsecond", "cycle/second"])
+        for i, (name, v) in enumerate(kernels):
+            w.writerow([i, name] + [v[m] if m.startswith("sm__inst") else
+                                    ("1,980,000,000" if m.endswith("per_second") else "100,000") for m in BUDGET_METRICS])
+    out = os.path.join(tmp, "budget_04_lab.csv")
+    rc, text = tool("--budget", "04", out, "--replay", ncu, lab)
+    with open(out) as f:
+        got = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    check(rc == 0 and len(got) == len(rows) - 1 and "1 rows without bytes per pixel" in text,
+          f"budget 04 replay: {len(got)} rows budgeted, the end-to-end row paired but not budgeted")
+    r8 = next(r for r in got if r["variant"] == "W16_DP4A_R8" and r["param"] == "16384")
+    check(r8["inst_all"] == f"{14.0 * 2 ** 23 * 32 / 2 ** 28:.2f}", "budget 04: W16_DP4A_R8 at 16384^2 has its own counts")
+    gnuplot = os.environ.get("GNUPLOT", "gnuplot")
+    if subprocess.run(["sh", "-c", f"command -v {gnuplot}"], stdout=subprocess.DEVNULL).returncode == 0:
+        chart = os.path.join(tmp, "04_budget")
+        run = subprocess.run([gnuplot, "-e", f"set loadpath '{os.path.join(HERE, '..', 'plots')}'; csv='{lab}'; "
+                              f"out='{chart}'; fmt='png'; gpu='synthetic'", os.path.join(HERE, "..", "plots",
+                              "04_budget.gp")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        check(run.returncode == 0 and not run.stdout.strip() and os.path.getsize(chart + ".png") > 0,
+              f"04_budget.gp renders the --budget output (budget_NAME.csv beside NAME.csv) {run.stdout.strip()[:200]}")
+
+
 def command_lines(tmp):
     """A fake ncu records its arguments and writes the fixtures where ncu and the lab would."""
     fake = os.path.join(tmp, "ncu")
@@ -250,7 +328,7 @@ def command_lines(tmp):
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        for test in (lab01, lab02, lab03, lab04, lab05, names, budget, command_lines):
+        for test in (lab01, lab02, lab03, lab04, lab05, names, budget, budget_lab04, command_lines):
             test(tmp)
     print(f"{failures} failure(s)")
     return 1 if failures else 0

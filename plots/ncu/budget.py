@@ -7,7 +7,7 @@ and lite) the full 128, so at 100% of memcpy a pixel may cost at most 128 / p in
 64 / p on the ALU. ncu counts warp instructions; x 32 / pixels gives thread-instructions per pixel
 (the static SASS count per pixel of a full warp). The clock is ncu's own (sm__cycles_elapsed per
 second, with --clock-control none so the kernel runs at the clock the timed run had)."""
-from .common import PairingError, Result, number
+from .common import PairingError, Result, kernel_key, number
 
 PIPES = ("alu", "fma", "fmaheavy", "lsu", "xu", "uniform", "cbu", "adu")
 BUDGET_METRICS = tuple(f"sm__inst_executed_pipe_{p}.sum" for p in PIPES) + (
@@ -29,17 +29,42 @@ def meta_value(meta, key):
     return None
 
 
-def pair_repeated(rows, kernels):
+def repeat_length(names, next_key):
+    """The shortest n with names[:n] == names[n:2n] after which the next row's own kernel follows
+    (next_key None: any launch, or none, may follow); None when there is none."""
+    for n in range(1, len(names) // 2 + 1):
+        if names[:n] == names[n:2 * n] and (next_key is None or
+                                            (2 * n < len(names) and kernel_key(names[2 * n]) == next_key)):
+            return n
+    return None
+
+
+def pair_repeated(rows, kernels, row_kernel=None):
     """--once runs each row's work twice, the verification and the timed run: a row's launches are a
-    sequence S of kernel names followed by S again. Takes the shortest S that repeats; the second
-    copy (the timed run) is the row's. A row whose launches do not repeat cannot be paired."""
+    sequence S of kernel names followed by S again; the second copy (the timed run) is the row's.
+    row_kernel(row), where a lab gives it, names the row's own kernel (kernel_key form): a row whose
+    kernel ncu profiled was verified by its count_ twin (not profiled), so its one launch is that
+    kernel, and the row before it ends where that kernel begins. A row that fits neither rule
+    cannot be paired."""
+    profiled = {kernel_key(name) for name, _ in kernels}
+    keys = [row_kernel(row) if row_kernel else None for row in rows]
+    keys = [key if key in profiled else None for key in keys]
     k, pairs = 0, []
-    for row in rows:
+    for i, row in enumerate(rows):
         names = [name for name, _ in kernels[k:]]
-        n = next((n for n in range(1, len(names) // 2 + 1) if names[:n] == names[n:2 * n]), None)
+        label = f"{row['experiment']}/{row['variant']} {row['size']}"
+        if keys[i] is not None:
+            if not names or kernel_key(names[0]) != keys[i]:
+                raise PairingError(f"cannot pair row {label}: its kernel {keys[i]} (verified by its count_ twin, "
+                                   f"then launched once) is not launch {k} ({names[0] if names else 'none left'})")
+            pairs.append((row, kernels[k:k + 1]))
+            k += 1
+            continue
+        n = repeat_length(names, keys[i + 1] if i + 1 < len(rows) else None)
         if n is None:
-            raise PairingError(f"cannot pair row {row['experiment']}/{row['variant']}: launches {k}.. "
-                               f"({', '.join(names[:4])}...) are not one sequence run twice")
+            raise PairingError(f"cannot pair row {label}: launches {k}.. ({', '.join(names[:4])}...) are not one "
+                               f"sequence run twice" + (f" followed by {keys[i + 1]}" if i + 1 < len(rows) and
+                                                        keys[i + 1] else ""))
         pairs.append((row, kernels[k + n:k + 2 * n]))
         k += 2 * n
     if k != len(kernels):
@@ -74,7 +99,11 @@ def compare_budget(lab, meta, rows, kernels, opts):
     sms, copy = meta_value(meta, "sms"), meta_value(meta, "copy_gbs")
     if sms is None or copy is None:
         raise PairingError("the lab's CSV has no '# sms=' or '# copy_gbs=' line: the budget needs both")
-    out_rows = [budget_row(row, launches, int(sms), float(copy)) for row, launches in pair_repeated(rows, kernels)]
+    pairs = pair_repeated(rows, kernels, getattr(lab, "row_kernel", None))
+    # A row without bytes (Lab 04's end-to-end fusion rows: transfers and kernels) has no floor: its
+    # launches are paired, so that the next row's are the right ones, but it gets no budget.
+    out_rows = [budget_row(row, launches, int(sms), float(copy)) for row, launches in pairs
+                if row["bytes"] or row["working_set_bytes"]]
     print(f"{'experiment':12} {'variant':22} {'size':>10} {'inst/px':>8} {'alu':>6} {'fma':>6} {'heavy':>6} "
           f"{'lsu':>6} {'budget':>7} {'half':>6}  binds")
     for r in out_rows:
@@ -87,4 +116,6 @@ def compare_budget(lab, meta, rows, kernels, opts):
                 "# inst_*: thread-instructions per pixel (ncu warp instructions x 32 / pixels); budget_all = 128 / "
                 "pixels_per_sm_clock, budget_half_rate = 64 / pixels_per_sm_clock (alu, fmaheavy): at 100% of memcpy"]
     summary = [f"{len(out_rows)} rows budgeted ({len(kernels)} launches)"]
+    if len(out_rows) < len(pairs):
+        summary.append(f"{len(pairs) - len(out_rows)} rows without bytes per pixel (end to end) paired, not budgeted")
     return Result(comments, FIELDS, out_rows, summary, False)

@@ -10,7 +10,8 @@ from .common import (LOAD_METRICS, PairingError, Result, number, pair_by_name, p
 
 
 class Lab:
-    def __init__(self, name, exe, metrics, kernels, flags, default_args, keep_row, compare, doc, budget_args=()):
+    def __init__(self, name, exe, metrics, kernels, flags, default_args, keep_row, compare, doc, budget_args=(),
+                 budget_keep=None, row_kernel=None):
         self.name = name                  # 01_coalescing: the folder in labs/ and in ncu_<name>.csv
         self.exe = exe                    # the executable's name (the lab is detected from it)
         self.metrics = metrics            # ncu --metrics
@@ -21,11 +22,14 @@ class Lab:
         self.compare = compare            # (lab, meta, rows, kernels, opts) -> Result
         self.doc = doc                    # one line for --help
         self.budget_args = budget_args    # the lab's arguments under --budget when none are given
+        self.budget_keep = budget_keep or _counted  # the rows --budget pairs (default: counted ones)
+        self.row_kernel = row_kernel      # --budget: the kernel a row names (budget.pair_repeated), or None
 
     def budget(self):
         """This lab under --budget: the timed kernels (no count_ twins, no common/ kernels), --once."""
         return Lab(self.name, self.exe, BUDGET_METRICS, "regex:^(?!count_|gl_)", ["--once"], list(self.budget_args),
-                   _counted, compare_budget, "instructions per pixel by pipe against the memory floor's budget")
+                   self.budget_keep, compare_budget, "instructions per pixel by pipe against the memory floor's budget",
+                   row_kernel=self.row_kernel)
 
 
 def _no_ceiling(row):
@@ -224,7 +228,7 @@ LABS = {lab.name[:2]: lab for lab in (
     Lab("04_convolution", "convolution", LOAD_METRICS, "regex:^count_", ["--quick", "--once"],
         ["--only", "ladder,beyond"], _counted, compare_lab04,
         "requests and sectors/request of every ladder rung's count_ twin, paired by name; fails over the tolerance",
-        ["--only", "median,fusion"]),
+        ["--only", "sizes,median,fusion"], _no_ceiling, lab04_row_key),
     Lab("05_haar", "haar", LOAD_METRICS, "regex:^count_", ["--quick", "--once"], ["--only", "paper,sizes"],
         _counted, compare_lab05,
         "requests and sectors/request of the count_ twins, grouped per row; fails over the tolerance",
