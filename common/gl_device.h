@@ -102,21 +102,28 @@ static inline void gl_device_print(const gl_device_info *d, FILE *f)
                    "the whole GPU's\n", d->sms, d->sms_device);
 }
 
+/* Device memory in use now (all processes): cudaMemGetInfo's total less its free bytes. */
+static inline size_t gl_device_used_bytes(void)
+{
+    size_t free_b = 0, total_b = 0;
+    GL_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    return total_b - free_b;
+}
+
 /* Free device memory as the labs may use it: cudaMemGetInfo's free bytes, and with a cap
- * (GL_DEVICE_MEMORY_LIMIT, `limit` > 0) no more than the cap less what this process has taken since
- * its first call, as if the run had a card of `limit` bytes to itself: the small-card path, testable
- * on a large card whatever other processes hold (the gpu suite runs labs side by side; counting
- * their memory left 0 bytes on the H100). Call it from one translation unit (the lab's main.c):
- * the baseline is per file. */
-static size_t gl_device_used_at_start = (size_t)-1;
-static inline size_t gl_device_free_bytes(unsigned long long limit)
+ * (GL_DEVICE_MEMORY_LIMIT, `limit` > 0) no more than the cap less what has been taken since
+ * `used_at_open` (gl_device_used_bytes when the run opened the GPU), as if the run had a card of
+ * `limit` bytes to itself: the small-card path, testable on a large card whatever other processes
+ * held before (the gpu suite runs labs side by side; counting their memory left 0 bytes on the
+ * H100). The baseline lives in the run (gl_lab.mem_used_at_open), so every file of a lab counts
+ * from the same point. */
+static inline size_t gl_device_free_bytes(unsigned long long limit, size_t used_at_open)
 {
     size_t free_b = 0, total_b = 0;
     GL_CHECK(cudaMemGetInfo(&free_b, &total_b));
     size_t used = total_b - free_b;
-    if (gl_device_used_at_start == (size_t)-1) gl_device_used_at_start = used;
     if (limit == 0 || limit >= total_b) return free_b;
-    size_t mine = used > gl_device_used_at_start ? used - gl_device_used_at_start : 0;
+    size_t mine = used > used_at_open ? used - used_at_open : 0;
     size_t left = limit > mine ? (size_t)limit - mine : 0;
     return left < free_b ? left : free_b;
 }

@@ -143,13 +143,14 @@ static inline void gl_partition_rules(gl_partition *p)
 #endif
 }
 
-static inline void gl_partition_refuse(const char *prog, const char *from, int n, const gl_partition *p,
-                                       const char *why)
+/* A count the device cannot give: the message, naming `from` and the allowed counts. */
+static inline int gl_partition_refuse(const char *prog, const char *from, int n, const gl_partition *p,
+                                      const char *why)
 {
     fprintf(stderr, "%s: %s %d: %s; allowed on this GPU: ", prog, from, n, why);
     gl_sms_print_allowed(stderr, p->sms_device, p->min_sms, p->align);
     fprintf(stderr, "%s\n", p->min_sms ? "" : " (no green contexts: CUDA 12.5+ headers and driver needed)");
-    exit(GL_EXIT_USAGE);
+    return GL_EXIT_USAGE;
 }
 
 /* Does `stream` (NULL: the legacy default stream) run on p's SMs? Exit 1 if not. */
@@ -171,19 +172,23 @@ static inline void gl_partition_check_stream(const gl_partition *p, cudaStream_t
 }
 
 /* Run the thread's CUDA work on `n` SMs of runtime device `device` (already current, with
- * `sms_device` SMs); n = 0 or all: the whole GPU. A count the device cannot give: exit 2,
- * naming `from` (the flag or variable that asked) and the allowed counts. */
-static inline gl_partition gl_partition_open(const char *prog, const char *from, int device, int sms_device, int n)
+ * `sms_device` SMs); n = 0 or all: the whole GPU. Returns GL_EXIT_OK, or GL_EXIT_USAGE for a
+ * count the device cannot give (the message on stderr names `from`, the flag or variable that
+ * asked, and the allowed counts; *out is then the whole GPU). For callers that must agree on the
+ * exit first (haar_mpi's ranks); gl_partition_open exits itself. */
+static inline int gl_partition_try_open(gl_partition *out, const char *prog, const char *from, int device,
+                                        int sms_device, int n)
 {
     gl_partition p;
     memset(&p, 0, sizeof p);
     p.device = device;
     p.sms_device = p.sms = sms_device;
     gl_partition_rules(&p);
-    if (n == 0 || n == sms_device) return p;
+    *out = p;
+    if (n == 0 || n == sms_device) return GL_EXIT_OK;
     if (!gl_sms_allowed(n, sms_device, p.min_sms, p.align))
-        gl_partition_refuse(prog, from, n, &p, n > sms_device ? "more SMs than the GPU has"
-                                                : "not a partition size this GPU supports");
+        return gl_partition_refuse(prog, from, n, &p, n > sms_device ? "more SMs than the GPU has"
+                                                       : "not a partition size this GPU supports");
 #if GL_HAVE_GREEN
     const gl_driver_api *d = gl_driver();
     CUdevice dev;
@@ -195,7 +200,7 @@ static inline gl_partition gl_partition_open(const char *prog, const char *from,
     if (groups != 1 || (int)part.sm.smCount != n) { /* the split rounds up without a word */
         char why[128];
         snprintf(why, sizeof why, "the driver's split gives %u SMs, not %d", groups ? part.sm.smCount : 0u, n);
-        gl_partition_refuse(prog, from, n, &p, why);
+        return gl_partition_refuse(prog, from, n, &p, why);
     }
     CUdevResourceDesc desc;
     CUgreenCtx green;
@@ -211,6 +216,16 @@ static inline gl_partition gl_partition_open(const char *prog, const char *from,
     p.sms = n;
     gl_partition_check_stream(&p, NULL, "the default stream");
 #endif
+    *out = p;
+    return GL_EXIT_OK;
+}
+
+/* The same, exiting 2 on a count the device cannot give. */
+static inline gl_partition gl_partition_open(const char *prog, const char *from, int device, int sms_device, int n)
+{
+    gl_partition p;
+    int rc = gl_partition_try_open(&p, prog, from, device, sms_device, n);
+    if (rc) exit(rc);
     return p;
 }
 

@@ -32,7 +32,10 @@ typedef struct {
     gl_timer timer;
     gl_report report;
     unsigned long long *d_counters; /* GL_MAX_COUNTERS words on the GPU, for counting twins */
+    size_t mem_used_at_open;        /* device memory in use when the GPU was opened: the cap counts from here */
 } gl_lab;
+
+#define GL_LAB_SPARE_BYTES ((size_t)64 << 20) /* kept free for the libraries' workspaces (gl_lab_fits) */
 
 /* Parse argv; on --help/--list or a usage error this exits (0 or 2) before touching the GPU. */
 static inline void gl_lab_parse(gl_lab *L, const char *name, const gl_cli_spec *spec, int argc,
@@ -89,13 +92,24 @@ static inline void gl_lab_sms_sweep(gl_lab *L, const int *counts, int n_counts, 
     gl_lab_use_sms(L, run_sms);
 }
 
+/* The command line's SMs (--sms N / GL_SMS) on the opened device `dev`: the green context they
+ * ask for, made current, and dev->sms set to its SMs. Returns GL_EXIT_OK, or GL_EXIT_USAGE for a
+ * count the GPU cannot give (the message printed). The labs (gl_lab_open_device) and each rank of
+ * haar_mpi, whose ranks agree on the exit first. */
+static inline int gl_cli_open_partition(const gl_cli *c, const char *prog, gl_device_info *dev, gl_partition *p)
+{
+    int rc = gl_partition_try_open(p, prog, c->sms_from ? c->sms_from : "--sms", dev->id, dev->sms_device, c->sms);
+    dev->sms = p->sms;
+    return rc;
+}
+
 /* Open the GPU (exit 77 without one), move the run onto --sms N SMs, and print what it is. */
 static inline void gl_lab_open_device(gl_lab *L, const char *prog)
 {
     L->dev = gl_device_open(prog, L->cli.device);
-    L->part = gl_partition_open(prog, L->cli.sms_from ? L->cli.sms_from : "--sms", L->dev.id, L->dev.sms_device,
-                                L->cli.sms);
-    L->dev.sms = L->part.sms;
+    int rc = gl_cli_open_partition(&L->cli, prog, &L->dev, &L->part);
+    if (rc) exit(rc);
+    L->mem_used_at_open = gl_device_used_bytes();
     gl_device_print(&L->dev, stdout);
     if (L->cli.mem_limit)
         printf("GL_DEVICE_MEMORY_LIMIT: the run uses at most %.2f GiB of the GPU's memory\n",
@@ -105,6 +119,13 @@ static inline void gl_lab_open_device(gl_lab *L, const char *prog)
                                                           "the counting twins' counters");
     printf("seed %llu%s%s\n", (unsigned long long)L->cli.seed, L->cli.quick ? ", --quick" : "",
            L->cli.timing.once ? ", --once: each kernel launched once, times not meaningful" : "");
+}
+
+/* Device memory the run may still take (gl_device_free_bytes: under GL_DEVICE_MEMORY_LIMIT, the
+ * cap less what the run has taken since it opened the GPU). */
+static inline size_t gl_lab_free_bytes(const gl_lab *L)
+{
+    return gl_device_free_bytes(L->cli.mem_limit, L->mem_used_at_open);
 }
 
 /* The commit: $GL_COMMIT if set (for copies of the tree without .git), else the build's. */
@@ -185,13 +206,15 @@ static inline void gl_lab_close(gl_lab *L)
     gl_partition_close(&L->part);
 }
 
-/* Does a step that needs `bytes` of device memory fit (with 64 MiB to spare for the libraries'
- * workspaces)? If not: one printed line, and a '# skipped ...' comment line in the CSV where the row
- * would have been (readers skip '#' lines; the gap is stated, not silent). Returns 1 if it fits. */
+/* Does a step that needs `bytes` of device memory fit (with GL_LAB_SPARE_BYTES to spare for the
+ * libraries' workspaces)? If not: one printed line, and a '# skipped ...' comment line in the CSV
+ * where the row would have been (readers skip '#' lines; the gap is stated, not silent). Returns 1
+ * if it fits. Every lab calls it before each size of an experiment, with bytes computed by the
+ * same function as the allocations. */
 static inline int gl_lab_fits(gl_lab *L, double bytes, const char *experiment, const char *variant, long long size)
 {
-    size_t free_b = gl_device_free_bytes(L->cli.mem_limit);
-    if (bytes + 64.0 * 1048576.0 <= (double)free_b) return 1;
+    size_t free_b = gl_lab_free_bytes(L);
+    if (bytes + (double)GL_LAB_SPARE_BYTES <= (double)free_b) return 1;
     const char *why = L->cli.mem_limit ? " under GL_DEVICE_MEMORY_LIMIT" : "";
     printf("skipped: %s/%s size %lld needs %.1f MiB of device memory, %.1f MiB free%s\n", experiment,
            variant ? variant : "*", size, bytes / 1048576.0, free_b / 1048576.0, why);
@@ -201,6 +224,18 @@ static inline int gl_lab_fits(gl_lab *L, double bytes, const char *experiment, c
         gl_report_check_write(&L->report, 0);
     }
     return 0;
+}
+
+/* The bytes of each of the memcpy ceiling's two buffers: `bytes`, halved (down to 16 MiB) while
+ * the two do not fit, with a note saying so (a small card, or GL_DEVICE_MEMORY_LIMIT). */
+static inline size_t gl_lab_ceiling_bytes(const gl_lab *L, size_t bytes)
+{
+    size_t free_b = gl_lab_free_bytes(L), want = bytes;
+    while (bytes > ((size_t)16 << 20) && 2 * bytes + GL_LAB_SPARE_BYTES > free_b) bytes /= 2;
+    if (bytes != want)
+        printf("note: %.1f MiB of device memory free: the memcpy ceiling is measured on 2 x %.1f MiB, not "
+               "2 x %.1f MiB\n", free_b / 1048576.0, bytes / 1048576.0, want / 1048576.0);
+    return bytes;
 }
 
 /* ---- the steps every measured row shares ---- */
@@ -249,11 +284,12 @@ static inline void gl_lab_fill_timing(const gl_lab *L, gl_row *row, const gl_tim
 }
 
 /* The bandwidth ceiling on scratch buffers of `bytes` (a cudaMemcpy device to device, bytes read
- * + written), then the report opened with it and its `ceiling` row written first, the terminal
- * table showing `metric`. Returns the ceiling in GB/s. For labs whose ceiling needs no arrays of
+ * + written; fewer where they do not fit: gl_lab_ceiling_bytes), then the report opened with it
+ * and its `ceiling` row written first, the terminal table showing `metric`. Returns the ceiling in GB/s. For labs whose ceiling needs no arrays of
  * their own (Labs 04 and 05). */
 static inline double gl_lab_open_report_at_ceiling(gl_lab *L, size_t bytes, gl_table_metric metric)
 {
+    bytes = gl_lab_ceiling_bytes(L, bytes);
     void *src = gl_device_alloc(bytes, "copy source"), *dst = gl_device_alloc(bytes, "copy target");
     GL_CHECK(cudaMemset(src, 1, bytes));
     gl_timing t = gl_time_memcpy(&L->timer, dst, src, bytes, &L->cli.timing);
@@ -299,6 +335,9 @@ typedef struct {
     uint32_t n;
     float *h_x, *h_y, *d_x, *d_y;
 } gl_arrays;
+
+/* The GPU bytes gl_arrays_create takes for n elements (x and y): for gl_lab_fits. */
+static inline size_t gl_arrays_device_bytes(uint32_t n) { return 2 * (size_t)n * sizeof(float); }
 
 static inline void gl_arrays_create(gl_arrays *A, uint32_t n, uint64_t seed, unsigned stream)
 {

@@ -116,6 +116,8 @@ run convention 2 "--convention 'haar' is invalid: allowed average, orthonormal" 
 run iodir 2 "--io-dir '/no/such/dir': needs an existing, writable directory" -- -np 2 "$exe" --cpu --io-dir /no/such/dir
 run flush 2 "--flush-l2 does not apply" -- -np 2 "$exe" --cpu --flush-l2
 run levels_size 2 "4 level(s) need both sides to be multiples of 2^4" -- -np 2 "$exe" --cpu --size 40
+run sms 2 "--sms '9x' is invalid: allowed integers 1..4096" -- -np 2 "$exe" --cpu --sms 9x
+GL_SMS=0 run sms_env 2 "GL_SMS '0' is invalid: allowed integers 1..4096" -- -x GL_SMS -np 2 "$exe" --cpu
 if run help 0 "--convention C" -- -np 2 "$exe" --help; then
     n=$(grep -c "^usage:" "$tmp/help.log")
     [ "$n" -eq 1 ] || fail "help printed $n times on 2 ranks"

@@ -525,7 +525,7 @@ int main(int argc, char **argv)
         sizes[n_sizes++] = 1 << 20;
     } else
         for (long long n = SEED_SIZE_MIN; n <= dram_n; n *= 2) sizes[n_sizes++] = n;
-    size_t free_b = gl_device_free_bytes(c->mem_limit), spare = (size_t)64 << 20;
+    size_t free_b = gl_lab_free_bytes(&L.lab), spare = GL_LAB_SPARE_BYTES;
     while (!c->size && big > (1u << 20) && device_bytes(c, big) + spare > free_b) {
         big /= 2; /* the default size on a small card: say so */
         printf("note: %.1f MiB of device memory free: the streaming arrays shrink to %u elements\n",

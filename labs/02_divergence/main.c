@@ -150,9 +150,13 @@ static float seed_ref(const void *ctx, uint32_t i)
     return ref_seed(r->kind, r->a[i], r->b[i], i);
 }
 
+/* GPU bytes of one seed size: A and B (each an input and an output). */
+static size_t seed_bytes(uint32_t n) { return 2 * gl_arrays_device_bytes(n); }
+
 static void run_seed_size(lab02 *L, uint32_t n)
 {
     gl_cli *c = &L->lab.cli;
+    if (!gl_lab_fits(&L->lab, (double)seed_bytes(n), "seed", NULL, n)) return;
     gl_arrays A, B; /* A.x = a, B.x = b; the output goes to A.y */
     gl_arrays_create(&A, n, c->seed, RNG_A);
     gl_arrays_create(&B, n, c->seed, RNG_B);
@@ -254,6 +258,7 @@ static void run_paths(lab02 *L, uint32_t n)
     gl_lab_heading("paths", "k paths of %d dependent FMAs each, n = %u threads, %d per block; "
                             "expected: time k x T(1) and efficiency 100/k %% when lanes split",
                    PATH_ITERS, n, WORK_BLOCK);
+    if (!gl_lab_fits(&L->lab, (double)gl_arrays_device_bytes(n), "paths", NULL, n)) return;
     gl_arrays W;
     gl_arrays_create(&W, n, c->seed, RNG_X);
     for (size_t v = 0; v < 2; v++) {
@@ -319,6 +324,7 @@ static void run_exercises(lab02 *L, uint32_t n)
     if (!gl_exercise_selected(&L->lab.cli, EX_PATHS.variant)) return;
     gl_lab_heading("exercises", "your paths kernel (%s): k = %d paths fixed per lane, n = %u", EX_PATHS.file,
                    EXERCISE_PATHS, n);
+    if (!gl_lab_fits(&L->lab, (double)gl_arrays_device_bytes(n), "exercises", EX_PATHS.variant, n)) return;
     gl_arrays W;
     gl_arrays_create(&W, n, L->lab.cli.seed, RNG_X);
     gl_row rungs[2];
@@ -414,6 +420,13 @@ static void sort_and_check(lab02 *L, const uint32_t *d_keys, uint32_t *d_sorted,
     GL_CHECK(cudaFree(job.temp));
 }
 
+/* GPU bytes of the data experiment: the keys, the sorted keys, the arrays (only y is used) and,
+ * while the sort runs (sort_and_check), its scratch. */
+static size_t data_bytes(uint32_t n, int sorting)
+{
+    return 2 * (size_t)n * 4 + gl_arrays_device_bytes(n) + (sorting ? sort_temp_bytes(n) : 0);
+}
+
 static void run_data(lab02 *L, uint32_t n)
 {
     gl_cli *c = &L->lab.cli;
@@ -422,6 +435,7 @@ static void run_data(lab02 *L, uint32_t n)
     gl_lab_heading("data", "expensive path (%d dependent FMAs) where key >> 26 < 64 p, else one FMA; "
                            "n = %u; ratio = unsorted / sorted time at the same p",
                    DATA_ITERS, n);
+    if (!gl_lab_fits(&L->lab, (double)data_bytes(n, want_sorted), "data", NULL, n)) return;
     uint32_t *h_keys = (uint32_t *)gl_host_alloc((size_t)n * 4, "keys");
     uint32_t *h_sorted = (uint32_t *)gl_host_alloc((size_t)n * 4, "sorted keys");
     gl_rng r = gl_rng_seeded(c->seed, RNG_KEYS);
@@ -528,6 +542,7 @@ static void run_predication(lab02 *L, uint32_t n)
     gl_lab_heading("predication", "x = cond ? fma(x, 1.00098, 0.25) : fma(x, -1, 0.5), %d iterations, "
                                   "n = %u; ratio: pred_* / pred_uniform, branch_divergent / branch_uniform",
                    PRED_ITERS, n);
+    if (!gl_lab_fits(&L->lab, (double)gl_arrays_device_bytes(n), "predication", NULL, n)) return;
     gl_arrays W;
     gl_arrays_create(&W, n, c->seed, RNG_X);
     double ms[N_PRED] = {0};
@@ -613,8 +628,9 @@ int main(int argc, char **argv)
         return GL_EXIT_USAGE;
     }
 
-    /* The copy ceiling of the report header, on arrays as large as the largest seed size. */
-    uint32_t big = (uint32_t)sizes[n_sizes - 1];
+    /* The copy ceiling of the report header, on arrays as large as the largest seed size (fewer
+     * where they do not fit: gl_lab_ceiling_bytes); a size that does not fit is skipped with a line. */
+    uint32_t big = (uint32_t)(gl_lab_ceiling_bytes(&L.lab, (size_t)sizes[n_sizes - 1] * 4) / 4);
     gl_arrays C;
     gl_arrays_create(&C, big, c->seed, RNG_A);
     gl_timing ceil_t = gl_time_memcpy(&L.lab.timer, C.d_y, C.d_x, (size_t)big * 4, &c->timing);

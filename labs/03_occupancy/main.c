@@ -558,8 +558,8 @@ int main(int argc, char **argv)
 
     /* The memory-bound arrays: >= 4x L2 each (quick: a quarter of that, said so below). */
     uint32_t stream_n = (uint32_t)(c->size ? c->size : (long long)gl_dram_elems(&L.lab.dev, sizeof(float)) / (c->quick ? 4 : 1));
-    size_t fixed = (size_t)L.lab.dev.sms * 2048 * 8 * 2 * sizeof(float) + ((size_t)64 << 20);
-    size_t free_b = gl_device_free_bytes(c->mem_limit);
+    size_t fixed = (size_t)L.lab.dev.sms * 2048 * 8 * 2 * sizeof(float) + GL_LAB_SPARE_BYTES;
+    size_t free_b = gl_lab_free_bytes(&L.lab);
     while (!c->size && stream_n > (1u << 20) && (size_t)stream_n * 2 * sizeof(float) + fixed > free_b) {
         stream_n /= 2; /* the default size on a small card: say so */
         printf("note: %.1f MiB of device memory free: the streaming arrays shrink to %u elements\n",

@@ -119,15 +119,23 @@ typedef struct {
     uint8_t *h_in, *h_out, *h_ref; /* tight */
 } gpu_image;
 
+static int image_pitch(int width) { return (width + CONV_PITCH_ALIGN - 1) / CONV_PITCH_ALIGN * CONV_PITCH_ALIGN; }
+
+/* One of an image's two GPU buffers: pitched rows and 64 bytes past the end (16-byte loads). */
+static size_t image_buffer_bytes(int width, int height) { return (size_t)image_pitch(width) * height + 64; }
+
+/* The GPU bytes gpu_image_create takes (input and output): for gl_lab_fits. */
+static double gpu_image_bytes(int width, int height) { return 2.0 * image_buffer_bytes(width, height); }
+
 static void gpu_image_create(gpu_image *g, const gl_image *src)
 {
     g->width = src->width;
     g->height = src->height;
-    g->pitch = (src->width + CONV_PITCH_ALIGN - 1) / CONV_PITCH_ALIGN * CONV_PITCH_ALIGN;
-    size_t bytes = (size_t)g->pitch * g->height, tight = (size_t)g->width * g->height;
-    g->d_in = (uint8_t *)gl_device_alloc(bytes + 64, "input image");
-    g->d_out = (uint8_t *)gl_device_alloc(bytes + 64, "output image");
-    GL_CHECK(cudaMemset(g->d_in, 0, bytes + 64)); /* the padding right of each row is read by 16-byte loads */
+    g->pitch = image_pitch(src->width);
+    size_t bytes = image_buffer_bytes(g->width, g->height), tight = (size_t)g->width * g->height;
+    g->d_in = (uint8_t *)gl_device_alloc(bytes, "input image");
+    g->d_out = (uint8_t *)gl_device_alloc(bytes, "output image");
+    GL_CHECK(cudaMemset(g->d_in, 0, bytes)); /* the padding right of each row is read by 16-byte loads */
     GL_CHECK(cudaMemcpy2D(g->d_in, (size_t)g->pitch, src->pixels, (size_t)g->width, (size_t)g->width, (size_t)g->height,
                           cudaMemcpyHostToDevice));
     g->h_in = src->pixels;
@@ -361,6 +369,9 @@ static void run_filters(lab04 *L, const gl_image *odd)
     if (!gl_cli_selected(&L->lab.cli, "filters", NULL)) return;
     gl_lab_heading("filters", "every kernel, the three filters, %d x %d pixels (odd: the tails of every block "
                               "and CF are checked)", odd->width, odd->height);
+    if (!gl_lab_fits(&L->lab, gpu_image_bytes(odd->width, odd->height), "filters", NULL,
+                     (long long)odd->width * odd->height))
+        return;
     gpu_image g;
     gpu_image_create(&g, odd);
     for (int fi = 0; fi < N_FILTERS; fi++) {
@@ -402,6 +413,7 @@ static void run_sizes(lab04 *L)
                    conv_kernel_name(L->best[0]), conv_kernel_name(L->best[1]), conv_kernel_name(L->best[2]));
     for (int s = 0; s < n; s++) {
         int w = c->quick ? QUICK_SIDES[s][0] : SIDES[s][0], h = c->quick ? QUICK_SIDES[s][1] : SIDES[s][1];
+        if (!gl_lab_fits(&L->lab, gpu_image_bytes(w, h), "sizes", NULL, (long long)w * h)) continue;
         gl_image img;
         if (gl_image_generate(&img, w, h, c->seed + 2 + s)) {
             fprintf(stderr, "%s: out of host memory for a %d x %d image\n", PROG, w, h);
@@ -511,6 +523,9 @@ static void run_exercises(lab04 *L, gpu_image *g, const gl_image *odd)
     const conv_filter *f = &CONV_FILTERS[FILTER_SMOOTH];
     gl_lab_heading("exercises", "your 3x3 filter (%s): %s on %d x %d pixels; every filter checked on %d x %d",
                    EX_CONV.file, f->name, g->width, g->height, odd->width, odd->height);
+    if (!gl_lab_fits(&L->lab, gpu_image_bytes(odd->width, odd->height), "exercises", EX_CONV.variant,
+                     (long long)odd->width * odd->height))
+        return;
     gpu_image go;
     gpu_image_create(&go, odd);
     for (int fi = 0; fi < N_FILTERS; fi++) {

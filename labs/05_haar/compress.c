@@ -31,6 +31,15 @@ void lab05_save_mosaic(const lab05 *L, const float *coef, int w, int h, const ch
 
 #define COMPRESS_HEADER "convention,keep_pct,kept,pixels,threshold,psnr_db,mse,dropped_per_pixel,identity_rel_err,keep_ms"
 
+/* The single pass's scratch, and all compress_convention takes on the GPU at once: picture,
+ * coefficients, kept, reconstruction, scratch, and keep_largest's buffers while it runs. */
+static size_t compress_scratch_bytes(int w, int h, int levels) { return haar_gpu_scratch_bytes(HAAR_SINGLE_PASS, w, h, levels); }
+static double compress_device_bytes(int w, int h, int levels)
+{
+    return 4.0 * (double)((size_t)w * h * 4) + (double)compress_scratch_bytes(w, h, levels) +
+           (double)haar_gpu_keep_largest_bytes(w, h);
+}
+
 /* One convention: forward on the GPU, then for each k% keep the largest, inverse, PSNR; every
  * step checked against the reference (the kept set bit for bit against haar_keep_largest on the
  * same coefficients). */
@@ -47,7 +56,7 @@ static void compress_convention(lab05 *L, const picture *p, haar_convention conv
     for (size_t i = 0; i < n; i++) img[i] = p->img.pixels[i];
     float *d_img = (float *)gl_device_alloc(n * 4, "picture"), *d_coef = (float *)gl_device_alloc(n * 4, "coefficients");
     float *d_kept = (float *)gl_device_alloc(n * 4, "kept"), *d_back = (float *)gl_device_alloc(n * 4, "reconstruction");
-    size_t scratch = haar_gpu_scratch_bytes(HAAR_SINGLE_PASS, w, h, levels);
+    size_t scratch = compress_scratch_bytes(w, h, levels);
     void *d_scratch = scratch ? gl_device_alloc(scratch, "scratch") : NULL;
     cudaStream_t s = L->lab.timer.stream;
     GL_CHECK(cudaMemcpy(d_img, img, n * 4, cudaMemcpyHostToDevice));
@@ -126,6 +135,8 @@ void lab05_run_compress(lab05 *L, const picture *p)
     if (!lab05_wanted(L, "compress")) return;
     gl_lab_heading("compress", "%d x %d picture, %d levels: keep the largest k%% (CUB), reconstruct, PSNR", p->w, p->h,
                    L->levels);
+    if (!gl_lab_fits(&L->lab, compress_device_bytes(p->w, p->h, L->levels), "compress", NULL, (long long)p->w * p->h))
+        return;
     L->compress_open = gl_lab_open_beside(&L->lab, &L->compress_csv, ".compress.csv", COMPRESS_HEADER) == 0;
     if (L->lab.cli.save) gl_lab_save_picture(&L->lab, "input", &p->img);
     compress_convention(L, p, HAAR_AVERAGE);

@@ -59,6 +59,9 @@ double haar_gpu_tolerance(haar_convention c, int levels, double max_abs);
  * and the number of coefficients strictly above it in *above. Synchronous. */
 cudaError_t haar_gpu_keep_largest(float *coeffs, int width, int height, size_t pitch, size_t keep,
                                   float *threshold, size_t *above, cudaStream_t stream);
+
+/* The GPU bytes haar_gpu_keep_largest allocates (and frees) for a width x height image. */
+size_t haar_gpu_keep_largest_bytes(int width, int height);
 #ifdef __cplusplus
 }
 #endif

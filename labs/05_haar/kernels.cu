@@ -410,6 +410,27 @@ static __global__ void count_above(const unsigned *sorted, size_t n, unsigned va
         if (e_ != cudaSuccess) { err = e_; goto done; }                                           \
     } while (0)
 
+/* CUB's scratch for keep_largest's sort and scan of n magnitudes: the larger of the two (each call
+ * is given it; more than a call needs is allowed). */
+static cudaError_t keep_temp_bytes(size_t n, size_t *bytes)
+{
+    size_t sort = 0, scan = 0;
+    cudaError_t e = cub::DeviceRadixSort::SortKeysDescending(NULL, sort, (const unsigned *)NULL, (unsigned *)NULL, n, 0, 32);
+    if (e == cudaSuccess) e = cub::DeviceScan::ExclusiveSum(NULL, scan, (unsigned *)NULL, (unsigned *)NULL, n);
+    *bytes = sort > scan ? sort : scan;
+    return e;
+}
+
+/* keep_largest's GPU buffers: magnitudes, sorted magnitudes, ranks, one counter, CUB's scratch. */
+static size_t keep_buffer_bytes(size_t n) { return n * sizeof(unsigned); }
+
+extern "C" size_t haar_gpu_keep_largest_bytes(int w, int h)
+{
+    size_t n = (size_t)w * h, temp = 0;
+    if (keep_temp_bytes(n, &temp) != cudaSuccess) temp = 0;
+    return 3 * keep_buffer_bytes(n) + sizeof(unsigned long long) + temp;
+}
+
 extern "C" cudaError_t haar_gpu_keep_largest(float *coeffs, int w, int h, size_t pitch, size_t keep,
                                              float *threshold, size_t *above, cudaStream_t st)
 {
@@ -417,7 +438,7 @@ extern "C" cudaError_t haar_gpu_keep_largest(float *coeffs, int w, int h, size_t
     unsigned *mag = NULL, *sorted = NULL, *rank = NULL;
     unsigned long long *d_above = NULL;
     void *temp = NULL;
-    size_t temp_sort = 0, temp_scan = 0;
+    size_t temp_bytes = 0;
     unsigned t = 0;
     unsigned long long n_above = 0;
     cudaError_t err = cudaSuccess;
@@ -427,20 +448,19 @@ extern "C" cudaError_t haar_gpu_keep_largest(float *coeffs, int w, int h, size_t
         *above = n;
         return cudaSuccess;
     }
-    CUB_TRY(cudaMalloc(&mag, n * sizeof(unsigned)));
-    CUB_TRY(cudaMalloc(&sorted, n * sizeof(unsigned)));
-    CUB_TRY(cudaMalloc(&rank, n * sizeof(unsigned)));
+    CUB_TRY(cudaMalloc(&mag, keep_buffer_bytes(n)));
+    CUB_TRY(cudaMalloc(&sorted, keep_buffer_bytes(n)));
+    CUB_TRY(cudaMalloc(&rank, keep_buffer_bytes(n)));
     CUB_TRY(cudaMalloc(&d_above, sizeof *d_above));
-    CUB_TRY(cub::DeviceRadixSort::SortKeysDescending(NULL, temp_sort, mag, sorted, n, 0, 32, st));
-    CUB_TRY(cub::DeviceScan::ExclusiveSum(NULL, temp_scan, rank, rank, n, st));
-    CUB_TRY(cudaMalloc(&temp, temp_sort > temp_scan ? temp_sort : temp_scan));
+    CUB_TRY(keep_temp_bytes(n, &temp_bytes));
+    CUB_TRY(cudaMalloc(&temp, temp_bytes));
     magnitude_bits<<<blocks, 256, 0, st>>>(coeffs, w, h, pitch, mag);
     CUB_TRY(cudaGetLastError());
     if (keep == 0) {
         t = 0x7f800000u; /* +inf: every finite magnitude is below it */
         n_above = 0;
     } else {
-        CUB_TRY(cub::DeviceRadixSort::SortKeysDescending(temp, temp_sort, mag, sorted, n, 0, 32, st));
+        CUB_TRY(cub::DeviceRadixSort::SortKeysDescending(temp, temp_bytes, mag, sorted, n, 0, 32, st));
         CUB_TRY(cudaMemcpyAsync(&t, sorted + keep - 1, sizeof t, cudaMemcpyDeviceToHost, st));
         CUB_TRY(cudaStreamSynchronize(st));
         count_above<<<blocks, 256, 0, st>>>(sorted, n, t, d_above);
@@ -449,7 +469,7 @@ extern "C" cudaError_t haar_gpu_keep_largest(float *coeffs, int w, int h, size_t
     }
     tie_flags<<<blocks, 256, 0, st>>>(mag, n, t, rank);
     CUB_TRY(cudaGetLastError());
-    CUB_TRY(cub::DeviceScan::ExclusiveSum(temp, temp_scan, rank, rank, n, st));
+    CUB_TRY(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, rank, rank, n, st));
     CUB_TRY(cudaStreamSynchronize(st));
     apply_threshold<<<blocks, 256, 0, st>>>(coeffs, w, h, pitch, mag, rank, t, keep - (size_t)n_above);
     CUB_TRY(cudaGetLastError());

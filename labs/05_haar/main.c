@@ -102,6 +102,25 @@ static void reference_create(haar_case *k, int one_core)
     k->max_abs_ref = lab05_max_abs(k->h_ref, k);
 }
 
+/* The scratch every rung may use: the largest any rung asks for. */
+static size_t case_scratch_bytes(int w, int h, int levels)
+{
+    size_t scratch = 0;
+    for (int r = 0; r < HAAR_RUNG_COUNT; r++) {
+        size_t s = haar_gpu_scratch_bytes((haar_rung)r, w, h, levels);
+        scratch = s > scratch ? s : scratch;
+    }
+    return scratch;
+}
+
+/* Does a case fit on the GPU (case_create's image, coefficients, reconstruction and scratch)? If
+ * not, one line (gl_lab_fits) and 0: the caller skips the size. */
+static int case_fits(lab05 *L, const char *experiment, int w, int h, size_t pitch, int levels)
+{
+    double bytes = 3.0 * (double)(pitch * (size_t)h * sizeof(float)) + (double)case_scratch_bytes(w, h, levels);
+    return gl_lab_fits(&L->lab, bytes, experiment, NULL, (long long)w * h);
+}
+
 /* one_core: also time the reference on one core (only at the seed's sizes, see reference_create). */
 static void case_create(haar_case *k, int w, int h, size_t pitch, int levels, haar_convention conv, uint64_t seed,
                         int one_core)
@@ -125,11 +144,7 @@ static void case_create(haar_case *k, int w, int h, size_t pitch, int levels, ha
     k->d_in = (float *)gl_device_alloc(bytes, "image");
     k->d_out = (float *)gl_device_alloc(bytes, "coefficients");
     k->d_back = (float *)gl_device_alloc(bytes, "reconstruction");
-    size_t scratch = 0;
-    for (int r = 0; r < HAAR_RUNG_COUNT; r++) {
-        size_t s = haar_gpu_scratch_bytes((haar_rung)r, w, h, levels);
-        scratch = s > scratch ? s : scratch;
-    }
+    size_t scratch = case_scratch_bytes(w, h, levels);
     k->d_scratch = scratch ? gl_device_alloc(scratch, "scratch") : NULL;
     GL_CHECK(cudaMemcpy(k->d_in, k->h_img, bytes, cudaMemcpyHostToDevice));
     reference_create(k, one_core);
@@ -398,7 +413,7 @@ static void run_paper(lab05 *L)
     for (int i = 0; i < 3; i++) {
         int side = SEED_TABLE2[i].side;
         if (L->lab.cli.quick && side > 1024) continue;
-        if (!size_allows(side, side, levels)) continue;
+        if (!size_allows(side, side, levels) || !case_fits(L, "paper", side, side, (size_t)side, levels)) continue;
         haar_case k;
         case_create(&k, side, side, (size_t)side, levels, HAAR_AVERAGE, L->lab.cli.seed + (uint64_t)side, 1);
         gpu[i] = NAN;
@@ -430,7 +445,7 @@ static void run_sizes(lab05 *L)
     if (L->lab.cli.quick && !L->lab.cli.size) sizes[0][0] = 2048, sizes[0][1] = 1024;
     for (int i = 0; i < count; i++) {
         int w = sizes[i][0], h = sizes[i][1];
-        if (!size_allows(w, h, levels)) continue;
+        if (!size_allows(w, h, levels) || !case_fits(L, "sizes", w, h, (size_t)w, levels)) continue;
         haar_case k;
         case_create(&k, w, h, (size_t)w, levels, HAAR_AVERAGE, L->lab.cli.seed + 100 + (uint64_t)i, 0);
         gl_lab_note_working_set(&L->lab, 8.0 * w * h);
@@ -450,6 +465,7 @@ static void run_levels(lab05 *L)
     for (int i = 0; i < 5; i++)
         if (list[i] <= max && (i < 4 ? 1 : max > 4)) list[n++] = list[i];
     for (int i = 0; i < n; i++) {
+        if (!case_fits(L, "levels", side, side, (size_t)side, list[i])) continue;
         haar_case k;
         case_create(&k, side, side, (size_t)side, list[i], HAAR_AVERAGE, L->lab.cli.seed + 200 + (uint64_t)i, 0);
         run_case(L, "levels", &k, NULL);
@@ -469,6 +485,7 @@ static void run_conventions(lab05 *L)
         for (int i = 0; i < n; i++) {
             int w = cases[i][0], h = cases[i][1], levels = cases[i][2] ? cases[i][2] : haar_max_levels(w, h);
             if (L->lab.cli.quick && (size_t)w * h > 1u << 20) continue;
+            if (!case_fits(L, "conventions", w, h, (size_t)w + cases[i][3], levels)) continue;
             haar_case k;
             case_create(&k, w, h, (size_t)w + cases[i][3], levels, (haar_convention)conv,
                         L->lab.cli.seed + 300 + (uint64_t)i, 0);
@@ -524,11 +541,12 @@ static void run_exercises(lab05 *L, const picture *p)
     int quick = L->lab.cli.quick, w = quick ? 2048 : 8192, h = quick ? 1024 : 8192;
     gl_lab_heading("exercises", "your level (%s): 1 level, average, %d x %d; also checked on 1030 x 514", EX_HAAR.file,
                    w, h);
+    if (!case_fits(L, "exercises", w, h, (size_t)w, 1)) return; /* the largest of its cases */
     haar_case k;
     case_create(&k, 1030, 514, 1030, 1, HAAR_AVERAGE, L->lab.cli.seed + 300, 0);
     ex_haar_check(L, &k);
     case_free(&k);
-    if (L->lab.cli.save && p->w % 2 == 0 && p->h % 2 == 0) {
+    if (L->lab.cli.save && p->w % 2 == 0 && p->h % 2 == 0 && case_fits(L, "exercises", p->w, p->h, (size_t)p->w, 1)) {
         case_create(&k, p->w, p->h, (size_t)p->w, 1, HAAR_AVERAGE, L->lab.cli.seed, 0);
         for (size_t i = 0; i < k.n; i++) k.h_img[i] = k.h_ref[i] = p->img.pixels[i];
         GL_CHECK(cudaMemcpy(k.d_in, k.h_img, k.n * sizeof(float), cudaMemcpyHostToDevice));

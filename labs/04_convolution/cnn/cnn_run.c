@@ -135,11 +135,15 @@ static void report_cpu(gl_lab *L, int ci, const char *name, double ms, const cnn
  * driver 580, 16 SMs of an H100 and of an H200, T4A; our kernels verified in the same runs). */
 static int cudnn_usable(const gl_lab *L) { return cnn_cudnn_available() && L->part.green == NULL; }
 
-static void run_config(gl_lab *L, int ci, config_result *res)
+/* Runs one configuration; returns 0 (a line printed, gl_lab_fits) when its GPU buffers do not fit:
+ * x, w, y and the split variant's workspace, then cuDNN's workspace once cuDNN has said its size. */
+static int run_config(gl_lab *L, int ci, config_result *res)
 {
     const cnn_config *cf = &CONFIGS[ci];
     cnn_shape s = {cf->N, cf->C, cf->H, cf->H, cf->M, cf->R, cf->R, (cf->R - 1) / 2, (cf->R - 1) / 2, 1, 1, 1, 1, 1};
     size_t nx = (size_t)s.N * s.C * s.H * s.W, nw = (size_t)s.M * s.C * s.R * s.S, ny = (size_t)s.N * s.M * s.H * s.W;
+    size_t ws_bytes = cnn_workspace_bytes(&s, CNN_SPLIT), cudnn_ws = 0;
+    if (!gl_lab_fits(L, (double)((nx + nw + ny) * sizeof(float) + ws_bytes), "cnn", cf->name, (long long)ny)) return 0;
     const double K = (double)s.C * s.R * s.S, macs = (double)ny * K;
     float *hx = (float *)gl_host_alloc(nx * sizeof(float), "x"), *hw = (float *)gl_host_alloc(nw * sizeof(float), "w");
     float *dx = gl_upload_random_f32(hx, nx, L->cli.seed + (uint64_t)ci, RNG_CNN_X, "x");
@@ -179,16 +183,17 @@ static void run_config(gl_lab *L, int ci, config_result *res)
     res->ms[CNN_VARIANTS] = cpu_ms;
 
     /* Workspace: the split variant's partial maps and cuDNN's, allocated before any timing. */
-    size_t ws_bytes = cnn_workspace_bytes(&s, CNN_SPLIT), cudnn_ws = 0;
     res->algo = "-";
+    int fits = 1;
     if (cudnn_usable(L)) {
         cnn_cudnn_prepare(&s, dx, dw, dy, L->cli.quick, &cudnn_ws, &res->algo);
         if (cudnn_ws > ws_bytes) ws_bytes = cudnn_ws;
+        fits = gl_lab_fits(L, (double)ws_bytes, "cnn", cf->name, (long long)ny); /* x, w, y are counted as taken */
     }
-    void *ws = ws_bytes ? gl_device_alloc(ws_bytes, "workspace") : NULL;
+    void *ws = ws_bytes && fits ? gl_device_alloc(ws_bytes, "workspace") : NULL;
     static const cnn_variant ORDER[CNN_VARIANTS] = {CNN_CUDNN, CNN_SPLIT, CNN_FUSED, CNN_OURS}; /* cuDNN first: the ratio base */
     for (int v = 0; v < CNN_VARIANTS; v++) res->ms[v] = NAN;
-    for (int oi = 0; oi < CNN_VARIANTS; oi++) {
+    for (int oi = 0; oi < CNN_VARIANTS && fits; oi++) {
         const cnn_variant v = ORDER[oi];
         if (v == CNN_CUDNN && !cudnn_usable(L)) continue;
         cnn_job job = {dx, dw, dy, s, v, ws, ws_bytes};
@@ -249,6 +254,7 @@ static void run_config(gl_lab *L, int ci, config_result *res)
     free(ref.index);
     free(ref.ref);
     free(ref.bound);
+    return fits;
 }
 
 void cnn_run(gl_lab *L)
@@ -273,8 +279,7 @@ void cnn_run(gl_lab *L)
     for (int i = 0; i < N_CONFIGS; i++) {
         if (c->quick && !CONFIGS[i].quick) continue;
         if (!gl_cli_selected(c, "cnn", CONFIGS[i].name)) continue;
-        run_config(L, i, &res[i]);
-        ran[i] = 1;
+        ran[i] = run_config(L, i, &res[i]);
     }
     printf("\n== cnn: ms per call (median), GFLOP/s of the fastest of ours, and speedups (the seed: RTX 3060)\n");
     printf("%-9s %5s %5s %3s %5s %9s %9s %9s %9s %9s %8s %8s %6s  %s\n", "config", "N", "H", "R", "C", "cpu",

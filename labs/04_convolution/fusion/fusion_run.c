@@ -314,13 +314,22 @@ static void print_result(const pipeline *p, const pipe_result *r, double seed_ga
            p->w * (double)p->h < 16384.0 * 16384.0 ? "not this size" : r->fused_pct >= goal_pct ? "reached" : "NOT reached");
 }
 
-static void alloc_pipe(pipeline *p)
+/* The GPU buffers' sizes (d_bytes) from the stages' bytes per pixel; returns what alloc_pipe
+ * takes on the GPU: d_in and the two d_tmp of d_bytes[0], d_out of d_bytes[1]. */
+static size_t pipe_device_bytes(pipeline *p)
 {
     p->max_bpp = 1;
     for (int k = 0; k < p->stages; k++) p->max_bpp = p->in_bpp[k] > p->max_bpp ? p->in_bpp[k] : p->max_bpp;
-    const size_t n = pixels(p), max_bpp = (size_t)p->max_bpp;
     p->d_bytes[0] = dev_pitch(p, p->max_bpp) * p->h + 64;
     p->d_bytes[1] = dev_pitch(p, p->out_bpp[last_stage(p)]) * p->h + 64;
+    return 3 * p->d_bytes[0] + p->d_bytes[1];
+}
+
+/* The pipeline's buffers, if they fit on the GPU (else one line, gl_lab_fits, and 0). */
+static int alloc_pipe(pipeline *p, const char *experiment)
+{
+    if (!gl_lab_fits(p->L, (double)pipe_device_bytes(p), experiment, p->name, (long long)pixels(p))) return 0;
+    const size_t n = pixels(p), max_bpp = (size_t)p->max_bpp;
     GL_CHECK(cudaMallocHost(&p->h_in, n * max_bpp));
     GL_CHECK(cudaMallocHost(&p->h_out, n * max_bpp));
     for (int i = 0; i < 2; i++) {
@@ -332,6 +341,7 @@ static void alloc_pipe(pipeline *p)
     GL_CHECK(cudaMemset(p->d_in, 0, p->d_bytes[0])); /* the padding of the rows: initialised once */
     p->scratch = (uint8_t *)gl_host_alloc(n * max_bpp, "check buffer");
     for (int k = 0; k < p->stages; k++) p->ref[k] = gl_host_alloc(n * p->out_bpp[k], "reference picture");
+    return 1;
 }
 
 static void free_pipe(pipeline *p)
@@ -348,32 +358,35 @@ static void free_pipe(pipeline *p)
     for (int k = 0; k < p->stages; k++) free(p->ref[k]);
 }
 
-/* The pipelines on one picture: pixel-wise on its RGBA pixels, block-based on its gray pixels. */
-static void setup_pixel(pipeline *p, gl_lab *L, const gl_image_rgb *img, const uint8_t *d_gamma, const uint8_t *gamma)
+/* The pipelines on one picture: pixel-wise on its RGBA pixels, block-based on its gray pixels.
+ * Each returns 0, having printed why, when its buffers do not fit on the GPU (alloc_pipe). */
+static int setup_pixel(pipeline *p, gl_lab *L, const gl_image_rgb *img, const uint8_t *d_gamma, const uint8_t *gamma)
 {
     memset(p, 0, sizeof *p);
     *p = (pipeline){.L = L, .name = "pixel", .stages = PX_STAGES, .pitched = 0, .w = img->width, .h = img->height,
                 .d_gamma = d_gamma};
     for (int k = 0; k < PX_STAGES; k++) p->in_bpp[k] = p->out_bpp[k] = 4;
     p->out_bpp[PX_RGB_TO_GRAY] = 1;
-    alloc_pipe(p);
+    if (!alloc_pipe(p, "fusion")) return 0;
     uint32_t *in = (uint32_t *)p->h_in;
     for (size_t i = 0; i < pixels(p); i++)
         in[i] = img->pixels[3 * i] | (uint32_t)img->pixels[3 * i + 1] << 8 | (uint32_t)img->pixels[3 * i + 2] << 16 |
                 0xffu << 24;
     for (int k = 0; k < PX_STAGES; k++)
         px_stage_ref((px_stage)k, k == 0 ? in : (const uint32_t *)p->ref[k - 1], p->ref[k], pixels(p), gamma);
+    return 1;
 }
 
-static void setup_block(pipeline *p, gl_lab *L, const gl_image *img)
+static int setup_block(pipeline *p, gl_lab *L, const gl_image *img)
 {
     memset(p, 0, sizeof *p);
     *p = (pipeline){.L = L, .name = "block", .stages = BK_STAGES, .pitched = 1, .w = img->width, .h = img->height};
     for (int k = 0; k < BK_STAGES; k++) p->in_bpp[k] = p->out_bpp[k] = 1;
-    alloc_pipe(p);
+    if (!alloc_pipe(p, "fusion")) return 0;
     memcpy(p->h_in, img->pixels, pixels(p));
     for (int k = 0; k < BK_STAGES; k++)
         bk_stage_ref((bk_stage)k, k == 0 ? img->pixels : (const uint8_t *)p->ref[k - 1], (uint8_t *)p->ref[k], p->w, p->h);
+    return 1;
 }
 
 static void run_pipe(pipeline *p, double seed_gain, double goal_pct)
@@ -506,13 +519,15 @@ void fusion_run(gl_lab *L)
                rgb.width, rgb.height);
         gl_lab_note_working_set(L, 5.0 * rgb.width * rgb.height);
         pipeline p;
-        setup_pixel(&p, L, &rgb, d_gamma, gamma);
-        run_pipe(&p, SEED_GAIN_PIXEL, GOAL_PCT_PIXEL);
-        free_pipe(&p);
+        if (setup_pixel(&p, L, &rgb, d_gamma, gamma)) {
+            run_pipe(&p, SEED_GAIN_PIXEL, GOAL_PCT_PIXEL);
+            free_pipe(&p);
+        }
         gl_lab_note_working_set(L, 2.0 * rgb.width * rgb.height);
-        setup_block(&p, L, &gray);
-        run_pipe(&p, SEED_GAIN_BLOCK, GOAL_PCT_BLOCK);
-        free_pipe(&p);
+        if (setup_block(&p, L, &gray)) {
+            run_pipe(&p, SEED_GAIN_BLOCK, GOAL_PCT_BLOCK);
+            free_pipe(&p);
+        }
         gl_image_rgb_free(&rgb);
         gl_image_free(&gray);
     }
@@ -521,12 +536,14 @@ void fusion_run(gl_lab *L)
         gl_image gray;
         load_pictures(L, SAVE_W, SAVE_H, 9, &rgb, &gray);
         pipeline p;
-        setup_pixel(&p, L, &rgb, d_gamma, gamma);
-        save_pipe(&p, &rgb, NULL);
-        free_pipe(&p);
-        setup_block(&p, L, &gray);
-        save_pipe(&p, NULL, &gray);
-        free_pipe(&p);
+        if (setup_pixel(&p, L, &rgb, d_gamma, gamma)) {
+            save_pipe(&p, &rgb, NULL);
+            free_pipe(&p);
+        }
+        if (setup_block(&p, L, &gray)) {
+            save_pipe(&p, NULL, &gray);
+            free_pipe(&p);
+        }
         gl_image_rgb_free(&rgb);
         gl_image_free(&gray);
     }
@@ -552,7 +569,7 @@ static void median_size(gl_lab *L, const gl_image *img)
     memset(&p, 0, sizeof p);
     p = (pipeline){.L = L, .name = "median", .stages = 1, .pitched = 1, .w = img->width, .h = img->height};
     p.in_bpp[0] = p.out_bpp[0] = 1;
-    alloc_pipe(&p);
+    if (!alloc_pipe(&p, "median")) return;
     bk_stage_ref(BK_MEDIAN, img->pixels, (uint8_t *)p.ref[0], p.w, p.h);
     upload(&p, p.d_in, img->pixels, 1, 0);
     GL_CHECK(cudaDeviceSynchronize());

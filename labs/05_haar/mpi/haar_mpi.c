@@ -25,6 +25,10 @@
  * its references, its strips on n ranks), modes.c (the experiments, timed and verified),
  * report.c (CSV, tables, the seed's Table 2); haar_mpi.h is what they share.
  *
+ * --sms N / GL_SMS=N: each rank's kernels run on N SMs of its GPU (a green context, gl_green.h,
+ * opened through gl_cli_open_partition as in the labs); a count some rank's GPU cannot give stops
+ * every rank with exit 2, naming the allowed counts.
+ *
  * Timing: per repetition every rank times its phases (MPI_Wtime; H2D, kernel and D2H with CUDA
  * events); the maximum over ranks of each phase and of the total is kept, and the median over
  * the repetitions is reported. Barriers before the scatter, the gather and the write keep a
@@ -146,6 +150,8 @@ int main(int argc, char **argv)
     if (A.gpu >= 0) {
         for (int i = 0; i < 4; i++) GL_CHECK(cudaEventDestroy(A.ev[i]));
         GL_CHECK(cudaStreamDestroy(A.stream));
+        gl_partition_check_stream(&A.part, NULL, "at the end of the run, the default stream");
+        gl_partition_close(&A.part);
     }
     finish(status ? GL_EXIT_FAIL : GL_EXIT_OK);
     return 0;

@@ -46,7 +46,8 @@ typedef struct {
     char io_dir[512];
     int world_rank, world_size, local_rank, local_size, nodes;
     int gpu; /* this rank's GPU; -1 with --cpu */
-    gl_device_info dev;
+    gl_device_info dev; /* dev.sms: the SMs of this rank's kernels (--sms / GL_SMS), dev.sms_device: the GPU's */
+    gl_partition part;  /* the green context of --sms on this rank's GPU (part.green NULL: the whole GPU) */
     int cuda_aware;
     cudaStream_t stream;
     cudaEvent_t ev[4];

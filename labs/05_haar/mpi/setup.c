@@ -241,7 +241,17 @@ void open_gpus(app *A)
         finish(GL_EXIT_NO_GPU);
     }
     A->dev = gl_device_open(PROG, A->gpu);
+    /* --sms N / GL_SMS: each rank's kernels on N SMs of its GPU (the labs' green context); a count
+     * some rank's GPU cannot give stops every rank with exit 2. */
+    int rc = gl_cli_open_partition(&A->cli, PROG, &A->dev, &A->part);
+    if (agree(MPI_COMM_WORLD, rc)) {
+        if (!rc && A->world_rank == 0)
+            fprintf(stderr, "%s: stopping: %s %d is refused by another rank's GPU (message above)\n", PROG,
+                    A->cli.sms_from ? A->cli.sms_from : "--sms", A->cli.sms);
+        finish(GL_EXIT_USAGE);
+    }
     GL_CHECK(cudaStreamCreate(&A->stream));
+    gl_partition_check_stream(&A->part, A->stream, "the rank's stream");
     for (int i = 0; i < 4; i++) GL_CHECK(cudaEventCreate(&A->ev[i]));
     int shared = A->local_size > count;
     if (agree(MPI_COMM_WORLD, shared) && A->world_rank == 0)
