@@ -48,8 +48,7 @@ static const char *algo_name(cudnnConvolutionFwdAlgo_t a)
     return (unsigned)a < sizeof names / sizeof names[0] ? names[a] : "?";
 }
 
-cnn_status cnn_cudnn_prepare(const cnn_shape *s, const float *x, const float *w, float *y, int heuristic,
-                             size_t *workspace_bytes, const char **name)
+static cnn_status prepare(const cnn_shape *s, int heuristic, size_t *workspace_bytes)
 {
     cnn_status st = cnn_check(s);
     if (st != CNN_OK) return st;
@@ -70,7 +69,6 @@ cnn_status cnn_cudnn_prepare(const cnn_shape *s, const float *x, const float *w,
     int found = 0;
     /* Find runs every algorithm (on buffers and workspaces it allocates itself, outside any timing)
      * and sorts them by time; the heuristic ranks them without running any. */
-    (void)x, (void)w, (void)y;
     if (heuristic)
         CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(g.handle, g.xd, g.wd, g.cd, g.yd, 16, &found, perf));
     else
@@ -93,14 +91,13 @@ cnn_status cnn_cudnn_prepare(const cnn_shape *s, const float *x, const float *w,
         exit(GL_EXIT_FAIL);
     }
     g.algo = g.candidates[0];
-    *name = algo_name(g.algo);
     g.ready = 1;
     return CNN_OK;
 }
 
-int cnn_cudnn_candidates(void) { return g.n_candidates; }
+static int candidates(void) { return g.n_candidates; }
 
-const char *cnn_cudnn_use(int i)
+static const char *use(int i)
 {
     g.algo = g.candidates[i];
     return algo_name(g.algo);
@@ -121,7 +118,7 @@ cnn_status cnn_cudnn_forward(const float *x, const float *w, float *y, void *wor
     return CNN_OK;
 }
 
-void cnn_cudnn_release(void)
+static void release(void)
 {
     if (!g.handle) return;
     cudnnDestroyTensorDescriptor(g.xd);
@@ -137,12 +134,10 @@ void cnn_cudnn_release(void)
 
 int cnn_cudnn_available(void) { return 0; }
 const char *cnn_cudnn_version(void) { return "not built (meson found no cuDNN)"; }
-cnn_status cnn_cudnn_prepare(const cnn_shape *s, const float *x, const float *w, float *y, int heuristic,
-                             size_t *workspace_bytes, const char **name)
+static cnn_status prepare(const cnn_shape *s, int heuristic, size_t *workspace_bytes)
 {
-    (void)s, (void)x, (void)w, (void)y, (void)heuristic;
+    (void)s, (void)heuristic;
     *workspace_bytes = 0;
-    *name = "-";
     return CNN_ERR_VARIANT;
 }
 cnn_status cnn_cudnn_forward(const float *x, const float *w, float *y, void *workspace, size_t workspace_bytes,
@@ -151,12 +146,20 @@ cnn_status cnn_cudnn_forward(const float *x, const float *w, float *y, void *wor
     (void)x, (void)w, (void)y, (void)workspace, (void)workspace_bytes, (void)st;
     return CNN_ERR_VARIANT;
 }
-void cnn_cudnn_release(void) {}
-int cnn_cudnn_candidates(void) { return 0; }
-const char *cnn_cudnn_use(int i)
+static void release(void) {}
+static int candidates(void) { return 0; }
+static const char *use(int i)
 {
     (void)i;
     return "-";
 }
 
 #endif
+
+const cnn_peer_ops cnn_cudnn_fp32 = {prepare, candidates, use, release};
+
+/* The peer row's launcher: the algorithm `use` selected. */
+cnn_status cnn_launch_cudnn(const cnn_launch_args *a, cudaStream_t st)
+{
+    return cnn_cudnn_forward(a->x, a->w, a->y, a->workspace, a->workspace_bytes, st);
+}

@@ -1,0 +1,88 @@
+/* cnn_variants.c - Lab 04, part 2: the variant table (one row per variant: the BabelStream way),
+ * the precision classes with their error bounds and peaks, and the entry point cnn_forward.
+ * To add a variant: write its launcher (a .cu file), declare it in cnn.h, add its row below. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+#include "cnn.h"
+
+/* FP32 inputs, FP32 accumulation, any order of the C R S terms: each rounding is at most
+ * FLT_EPSILON / 2 relative, a sum of K terms in any order grows like sqrt(K) in practice; 16 x
+ * that is the margin (the largest error measured so far was 0.033 of it). */
+static double bound_fp32(const cnn_shape *s, double abs_sum)
+{
+    return 16.0 * FLT_EPSILON * sqrt((double)s->C * s->R * s->S) * abs_sum + 1e-30;
+}
+
+/* Per SM per clock, dense, from NVIDIA's H100 SXM5 figures (H100 Tensor Core GPU Architecture
+ * whitepaper and datasheet): 494.7 TFLOP/s TF32 and 989.4 TFLOP/s BF16/FP16 at the 1830 MHz boost
+ * clock with 132 SMs: 494.7e12 / (132 x 1.83e9) = 2048 and 989.4e12 / (132 x 1.83e9) = 4096 FLOP.
+ * They apply to sm_90 only (cnn_peak_flop_per_sm_clock gives NAN elsewhere). The error bounds of
+ * the reduced-precision classes are the tensor-core rungs' to derive (NULL until then: rows of a
+ * class without a bound are refused, never checked loosely). */
+const cnn_class_info CNN_CLASS[CNN_CLASSES] = {
+    [CNN_FP32] = {"FP32", bound_fp32, "16 FLT_EPSILON sqrt(C R S) sum|x w|", 256, 0},
+    [CNN_TF32] = {"TF32", NULL, "(not defined yet)", 2048, 9},
+    [CNN_BF16] = {"BF16", NULL, "(not defined yet)", 4096, 9},
+    [CNN_FP16] = {"FP16", NULL, "(not defined yet)", 4096, 9},
+};
+
+double cnn_peak_flop_per_sm_clock(cnn_class c, int cc_major, int cc_minor)
+{
+    if ((unsigned)c >= CNN_CLASSES) return NAN;
+    if (c == CNN_FP32) /* 2 x the FP32 lanes: 64 per SM on sm_70 / sm_75 / sm_80, 128 on sm_86 and later */
+        return cc_major < 8 || (cc_major == 8 && cc_minor == 0) ? 128 : 256;
+    if (CNN_CLASS[c].peak_cc_major && (cc_major != CNN_CLASS[c].peak_cc_major || cc_minor != 0)) return NAN;
+    return CNN_CLASS[c].flop_per_sm_clock;
+}
+
+static const char *tile_name_none(int tile)
+{
+    (void)tile;
+    return "-";
+}
+
+/* The table. Peers first: their time per class is the ratio column's base. */
+static const cnn_variant_row ROWS[] = {
+    {"cudnn", "the library bar: cuDNN FP32, FMA math (no TF32), fastest algorithm within the bound", CNN_FP32,
+     CNN_ROLE_PEER, cnn_launch_cudnn, NULL, NULL, NULL, 1, tile_name_none, &cnn_cudnn_fp32},
+    {"split", "the seed: per-tap partial maps through DRAM, then a second kernel sums them", CNN_FP32,
+     CNN_ROLE_SEED, cnn_launch_split, cnn_workspace_split, NULL, NULL, 1, tile_name_none, NULL},
+    {"fused", "the seed: the sum over channels and taps in one register, no partial maps", CNN_FP32,
+     CNN_ROLE_SEED, cnn_launch_fused, NULL, NULL, NULL, 1, tile_name_none, NULL},
+    {"ours1_64x64", "implicit GEMM, 64x64 block tiles, 4x4 outputs per thread, split-K with atomics", CNN_FP32,
+     CNN_ROLE_OURS, cnn_launch_ours1, NULL, NULL, NULL, 1, tile_name_none, NULL},
+};
+
+int cnn_variant_count(void) { return (int)(sizeof ROWS / sizeof ROWS[0]); }
+
+const cnn_variant_row *cnn_variant_at(int i) { return i >= 0 && i < cnn_variant_count() ? &ROWS[i] : NULL; }
+
+int cnn_variant_find(const char *name)
+{
+    for (int i = 0; i < cnn_variant_count(); i++)
+        if (!strcmp(ROWS[i].name, name)) return i;
+    return -1;
+}
+
+cnn_bound_fn cnn_variant_bound(const cnn_variant_row *v) { return v->bound ? v->bound : CNN_CLASS[v->cls].bound; }
+
+size_t cnn_workspace_bytes(const cnn_shape *s, int v, int tile)
+{
+    const cnn_variant_row *row = cnn_variant_at(v);
+    return row && row->workspace ? row->workspace(s, tile) : 0;
+}
+
+cnn_status cnn_forward(const float *x, const float *w, float *y, int N, int C, int H, int W, int M, int R, int S,
+                       int pad_h, int pad_w, int stride_h, int stride_w, int dil_h, int dil_w, int groups, int v,
+                       int tile, void *workspace, size_t workspace_bytes, cudaStream_t st)
+{
+    cnn_launch_args a = {x, w, y, {N, C, H, W, M, R, S, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w, groups},
+                         workspace, workspace_bytes, tile};
+    cnn_status status = cnn_check(&a.s);
+    if (status != CNN_OK) return status;
+    const cnn_variant_row *row = cnn_variant_at(v);
+    if (!row || (row->supports && !row->supports(&a.s)) || tile < 0 || tile >= row->tiles) return CNN_ERR_VARIANT;
+    if (workspace_bytes < cnn_workspace_bytes(&a.s, v, tile)) return CNN_ERR_SHAPE;
+    return row->launch(&a, st);
+}
