@@ -86,6 +86,12 @@ typedef struct {
     void (*release)(void);
 } cnn_peer_ops;
 
+/* The per-output magnitude sum a row's bound takes instead of sum |x w| (NULL in the row: sum |x w|
+ * from the reference), computed on the CPU from the same x and w for the outputs in index (all
+ * when index == NULL). Winograd's: cnn_winograd_abs_sums (cnn_bounds.c). */
+typedef void (*cnn_magnitude_fn)(const float *x, const float *w, const cnn_shape *s, const size_t *index,
+                                 size_t n_index, double *out);
+
 typedef struct {
     const char *name;   /* as the CSV spells it: NAME@CONFIG */
     const char *lesson; /* one line */
@@ -98,6 +104,7 @@ typedef struct {
     int tiles;                           /* > 1: tile configurations, chosen per shape by the autotuner */
     const char *(*tile_name)(int tile);  /* names them (for the printout and the CSV) */
     const cnn_peer_ops *peer;            /* CNN_ROLE_PEER only */
+    cnn_magnitude_fn magnitudes;         /* NULL: bound takes sum |x w|; else it takes these sums */
 } cnn_variant_row;
 
 int cnn_variant_count(void);

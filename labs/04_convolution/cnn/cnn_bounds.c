@@ -37,39 +37,35 @@
  *   TF32, any rounding (cuDNN does not document whether it rounds or truncates FP32 to TF32;
  *         tensor cores given FP32 operands ignore the low 13 bits, i.e. truncate): u_in = 2^-10
  *   BF16 (x, w converted to nearest by cnn_to_bf16): u_in = 2^-8, and y is rounded to BF16 to
- *         nearest (u_out = 2^-8) from a value within e of ref: |y - ref| <= e + u_out (|ref| + e). */
-#include <float.h>
+ *         nearest (u_out = 2^-8) from a value within e of ref: |y - ref| <= e + u_out (|ref| + e),
+ *         and |ref| <= sum |x w| (the bound functions see sum |x w| only).
+ * Every bound gets + 1e-30 (an output whose terms are all zero must be exactly zero). */
 #include <math.h>
 #include "cnn_tc.h"
 #include "gl_parallel.h"
 
 static double gamma_k(double k, double u) { return k * u / (1.0 - k * u); }
 
-static double tensor_core_bound(double u_in, double K, double abs_sum)
-{
-    return ((2.0 * u_in + u_in * u_in) + gamma_k(K, 0x1p-23) * (1.0 + u_in) * (1.0 + u_in)) * abs_sum;
-}
-
-const char *cnn_bound_name(cnn_bound_class b)
-{
-    static const char *const names[] = {"fp32", "winograd_fp32", "tf32", "tf32_any_rounding", "bf16"};
-    return (unsigned)b < CNN_BOUND_CLASSES ? names[b] : "?";
-}
-
-double cnn_bound(cnn_bound_class b, const cnn_shape *s, double abs_sum, double ref, double wino_sum)
+static double tensor_core_bound(double u_in, const cnn_shape *s, double abs_sum)
 {
     const double K = (double)s->C * s->R * s->S;
-    switch (b) {
-    case CNN_BOUND_FP32: return 16.0 * FLT_EPSILON * sqrt(K) * abs_sum;
-    case CNN_BOUND_WINOGRAD: return gamma_k(s->C + 10.0, 0x1p-24) * wino_sum;
-    case CNN_BOUND_TF32: return tensor_core_bound(0x1p-11, K, abs_sum);
-    case CNN_BOUND_TF32_ANY: return tensor_core_bound(0x1p-10, K, abs_sum);
-    case CNN_BOUND_BF16: {
-        const double e = tensor_core_bound(0x1p-8, K, abs_sum);
-        return e + 0x1p-8 * (fabs(ref) + e);
-    }
-    default: return 0.0;
-    }
+    return ((2.0 * u_in + u_in * u_in) + gamma_k(K, 0x1p-23) * (1.0 + u_in) * (1.0 + u_in)) * abs_sum + 1e-30;
+}
+
+double cnn_bound_winograd(const cnn_shape *s, double wino_sum)
+{
+    return gamma_k(s->C + 10.0, 0x1p-24) * wino_sum + 1e-30;
+}
+
+double cnn_bound_tf32(const cnn_shape *s, double abs_sum) { return tensor_core_bound(0x1p-11, s, abs_sum); }
+
+double cnn_bound_tf32_any(const cnn_shape *s, double abs_sum) { return tensor_core_bound(0x1p-10, s, abs_sum); }
+
+/* |ref| <= sum |x w|: the output rounding's term u_out (|ref| + e) is bounded by u_out (sum |x w| + e). */
+double cnn_bound_bf16(const cnn_shape *s, double abs_sum)
+{
+    const double e = tensor_core_bound(0x1p-8, s, abs_sum);
+    return e + 0x1p-8 * (abs_sum + e);
 }
 
 /* |G| |g| |G^T| for one 3x3 filter (|G| = [1 0 0; 1/2 1/2 1/2; 1/2 1/2 1/2; 0 0 1]). */

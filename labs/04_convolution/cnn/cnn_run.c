@@ -79,6 +79,8 @@ typedef struct {
     cnn_shape s;
     size_t n, *index; /* index == NULL: all outputs */
     double *ref, *abs_sum;
+    cnn_magnitude_fn mag_fn; /* the rows' other magnitude sums (Winograd's), NULL if none */
+    double *mag;
 } reference;
 
 /* Compare y (all outputs or the sampled ones) with the reference: |y - ref| <= bound(sum |x w|),
@@ -177,6 +179,26 @@ static void make_reference(gl_lab *L, int ci, const float *hx, const float *hw, 
     report_cpu(L, ci, "cpu_all_cores", cpu_all_ms, s, ny);
 }
 
+/* The magnitude sums of the rows that bring their own (one kind per run: Winograd's), for the
+ * reference's outputs; rows with another kind are refused. */
+static void make_magnitudes(const float *hx, const float *hw, reference *ref)
+{
+    ref->mag_fn = NULL;
+    ref->mag = NULL;
+    for (int v = 0; v < cnn_variant_count(); v++) {
+        const cnn_variant_row *row = cnn_variant_at(v);
+        if (!row->magnitudes || (row->supports && !row->supports(&ref->s))) continue;
+        if (ref->mag_fn && ref->mag_fn != row->magnitudes) {
+            fprintf(stderr, "cnn: variant %s: a second kind of magnitude sums is not supported\n", row->name);
+            exit(GL_EXIT_FAIL);
+        }
+        if (ref->mag_fn) continue;
+        ref->mag_fn = row->magnitudes;
+        ref->mag = (double *)gl_host_alloc(ref->n * sizeof(double), "magnitude sums");
+        row->magnitudes(hx, hw, &ref->s, ref->index, ref->n, ref->mag);
+    }
+}
+
 /* One run on poisoned output, checked (fatal): the output of `job` is right before it is timed. */
 static void run_and_check(gl_lab *L, cnn_job *job, size_t ny, const reference *ref, cnn_bound_fn bound,
                           const char *what, gl_row *row)
@@ -252,6 +274,9 @@ static void run_variant(gl_lab *L, int ci, int vi, cnn_job base, size_t ny, cons
     if (v->supports && !v->supports(s)) return;
     if (v->role == CNN_ROLE_PEER && !peers_usable(L)) return;
     cnn_bound_fn bound = cnn_variant_bound(v);
+    reference own = *ref; /* the sums the row's bound takes: sum |x w| or its own magnitudes */
+    if (v->magnitudes) own.abs_sum = ref->mag;
+    ref = &own;
     if (!bound) {
         fprintf(stderr, "cnn: variant %s: class %s has no error bound defined: refused\n", v->name,
                 CNN_CLASS[v->cls].name);
@@ -275,7 +300,10 @@ static void run_variant(gl_lab *L, int ci, int vi, cnn_job base, size_t ny, cons
     row.param = ci;
     row.bytes = cnn_min_bytes(s);
     if (v->role == CNN_ROLE_PEER) {
-        time_peer(L, v, &job, ny, ref, what, &row, &res->algo);
+        const char *algo;
+        time_peer(L, v, &job, ny, ref, what, &row, &algo);
+        if (v->cls == CNN_FP32) res->algo = algo; /* the summary's cuDNN FP32 column */
+        else printf("%s: kept %s\n", what, algo);
         gl_poison(job.y, ny * sizeof(float)); /* the kept algorithm's output, checked below */
         enqueue_cnn(&job, L->timer.stream);
     } else {
@@ -313,6 +341,7 @@ static void run_config(gl_lab *L, int ci, config_result *res)
     float *dw = gl_upload_random_f32(hw, nw, L->cli.seed + (uint64_t)ci, RNG_CNN_W, "w");
     float *dy = (float *)gl_device_alloc(ny * sizeof(float), "y");
     make_reference(L, ci, hx, hw, &ref, &res->cpu_ms);
+    make_magnitudes(hx, hw, &ref);
     res->algo = "-";
     for (int v = 0; v < MAX_VARIANTS; v++) res->ms[v] = NAN, res->tile[v] = 0;
     cnn_job base = {dx, dw, dy, *s, 0, 0, NULL, 0};
@@ -325,6 +354,7 @@ static void run_config(gl_lab *L, int ci, config_result *res)
     free(ref.index);
     free(ref.ref);
     free(ref.abs_sum);
+    free(ref.mag);
 }
 
 /* The best FP32 rung of ours on one configuration: its index, or -1. */

@@ -15,6 +15,7 @@
  * two tiles ahead, so the inner loop does no divisions. Error bounds: cnn_bounds.c.
  * Compiled only for sm_80 and newer: on older GPUs (or a build without sm_80+ code) the rows are
  * absent (cnn_tc_available). */
+#include <stdio.h>
 #include <cuda_bf16.h>
 #include "cnn_tc.h"
 #include "gl_check.h"
@@ -283,15 +284,65 @@ extern "C" int cnn_tc_available(void)
     return known;
 }
 
-extern "C" cnn_status cnn_tc_tf32_forward(const float *x, const float *w, float *y, const cnn_shape *s,
-                                          cudaStream_t st)
+/* The rows are absent where the kernels cannot run: said once. */
+extern "C" int cnn_supports_tc(const cnn_shape *s)
 {
-    return tc_forward<float>(x, w, y, s, st);
+    (void)s;
+    static int said;
+    if (!cnn_tc_available() && !said++)
+        printf("note: cnn: the tensor-core rows (mma.sync) need sm_80 or newer, in the GPU and in the build: "
+               "left out\n");
+    return cnn_tc_available();
 }
 
-extern "C" cnn_status cnn_tc_bf16_forward(const void *x, const void *w, void *y, const cnn_shape *s, cudaStream_t st)
+extern "C" cnn_status cnn_launch_tf32_mma(const cnn_launch_args *a, cudaStream_t st)
 {
-    return tc_forward<bf16>((const bf16 *)x, (const bf16 *)w, (bf16 *)y, s, st);
+    return tc_forward<float>(a->x, a->w, a->y, &a->s, st);
+}
+
+/* BF16 copies of x and w and the BF16 y, in this order, each 256-byte aligned. */
+static size_t align256(size_t b) { return (b + 255) / 256 * 256; }
+
+extern "C" size_t cnn_bf16_bytes(const cnn_shape *s)
+{
+    const size_t nx = (size_t)s->N * s->C * s->H * s->W, nw = (size_t)s->M * s->C * s->R * s->S;
+    const size_t ny = (size_t)s->N * s->M * s->H * s->W;
+    return align256(nx * 2) + align256(nw * 2) + align256(ny * 2);
+}
+
+extern "C" void cnn_bf16_in(const cnn_launch_args *a, void **x16, void **w16, void **y16, cudaStream_t st)
+{
+    const cnn_shape *s = &a->s;
+    const size_t nx = (size_t)s->N * s->C * s->H * s->W, nw = (size_t)s->M * s->C * s->R * s->S;
+    char *base = (char *)a->workspace;
+    *x16 = base;
+    *w16 = base + align256(nx * 2);
+    *y16 = base + align256(nx * 2) + align256(nw * 2);
+    cnn_to_bf16(a->x, *x16, nx, st);
+    cnn_to_bf16(a->w, *w16, nw, st);
+}
+
+extern "C" void cnn_bf16_out(const cnn_launch_args *a, const void *y16, cudaStream_t st)
+{
+    cnn_from_bf16(y16, a->y, (size_t)a->s.N * a->s.M * a->s.H * a->s.W, st);
+}
+
+extern "C" size_t cnn_workspace_bf16_mma(const cnn_shape *s, int tile)
+{
+    (void)tile;
+    return cnn_bf16_bytes(s);
+}
+
+/* x and w rounded to BF16 into the workspace, the BF16 product, y back to float for the check:
+ * the two conversions are timed with the row (as in the cudnn_bf16 row). */
+extern "C" cnn_status cnn_launch_bf16_mma(const cnn_launch_args *a, cudaStream_t st)
+{
+    if (a->workspace_bytes < cnn_bf16_bytes(&a->s)) return CNN_ERR_SHAPE;
+    void *x16, *w16, *y16;
+    cnn_bf16_in(a, &x16, &w16, &y16, st);
+    cnn_status r = tc_forward<bf16>((const bf16 *)x16, (const bf16 *)w16, (bf16 *)y16, &a->s, st);
+    if (r == CNN_OK) cnn_bf16_out(a, y16, st);
+    return r;
 }
 
 static __global__ void f32_to_bf16(const float *src, bf16 *dst, size_t n)

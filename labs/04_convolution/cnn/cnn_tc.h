@@ -8,36 +8,38 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* Winograd F(2x2, 3x3), FP32: 3x3 filters only (cnn_winograd_applies). The workspace holds the
- * transformed weights and input tiles: 16 Cp (Mp + Tp) floats (C, M, tiles padded). */
-int cnn_winograd_applies(const cnn_shape *s);
-size_t cnn_winograd_workspace_bytes(const cnn_shape *s);
-cnn_status cnn_winograd_forward(const float *x, const float *w, float *y, const cnn_shape *s, void *workspace,
-                                size_t workspace_bytes, cudaStream_t st);
+/* The launchers of the table's rows (cnn_variants.c) that live in these files. */
+/* Winograd F(2x2, 3x3), FP32, 3x3 filters only. The workspace holds the transformed weights and
+ * input tiles: 16 Cp (Mp + Tp) floats (C, M and the tile count padded). */
+int cnn_supports_winograd(const cnn_shape *s);
+size_t cnn_workspace_winograd(const cnn_shape *s, int tile);
+cnn_status cnn_launch_winograd(const cnn_launch_args *a, cudaStream_t st);
 
-/* Tensor cores (mma.sync; needs sm_80+ in the GPU and in the build: cnn_tc_available). TF32: FP32
- * x, w, y. BF16: x, w and y are BF16 arrays (cnn_to_bf16 converts, outside any timed region). */
+/* Tensor cores (mma.sync): need sm_80+ in the GPU and in the build (cnn_supports_tc, which says
+ * once when they are left out). TF32: FP32 x, w, y. BF16: x and w rounded to BF16 into the
+ * workspace, y written as BF16 there and converted back to float for the check (cnn_bf16_in/out,
+ * shared with the cudnn_bf16 row, so both rows pay the same conversions). */
 int cnn_tc_available(void);
-cnn_status cnn_tc_tf32_forward(const float *x, const float *w, float *y, const cnn_shape *s, cudaStream_t st);
-cnn_status cnn_tc_bf16_forward(const void *x, const void *w, void *y, const cnn_shape *s, cudaStream_t st);
+int cnn_supports_tc(const cnn_shape *s);
+cnn_status cnn_launch_tf32_mma(const cnn_launch_args *a, cudaStream_t st);
+size_t cnn_workspace_bf16_mma(const cnn_shape *s, int tile);
+cnn_status cnn_launch_bf16_mma(const cnn_launch_args *a, cudaStream_t st);
+size_t cnn_bf16_bytes(const cnn_shape *s); /* the three BF16 arrays at the start of the workspace */
+void cnn_bf16_in(const cnn_launch_args *a, void **x16, void **w16, void **y16, cudaStream_t st);
+void cnn_bf16_out(const cnn_launch_args *a, const void *y16, cudaStream_t st);
 void cnn_to_bf16(const float *src, void *dst, size_t n, cudaStream_t st);   /* round to nearest even */
 void cnn_from_bf16(const void *src, float *dst, size_t n, cudaStream_t st); /* exact */
 
-/* cnn_bounds.c: the error bound of one output, |y - ref| <= bound, for each precision class.
- *   abs_sum   sum |x w| over the output's terms (cnn_reference)
- *   ref       the reference value (double)
- *   wino_sum  the Winograd magnitude sum of the output (cnn_winograd_abs_sums), else unused
- * K = C R S. The derivations are in cnn_bounds.c. */
-typedef enum {
-    CNN_BOUND_FP32,       /* direct FP32 sums, any order: 16 FLT_EPSILON sqrt(K) sum |x w| */
-    CNN_BOUND_WINOGRAD,   /* F(2x2, 3x3) in FP32: gamma_(C+10) * wino_sum */
-    CNN_BOUND_TF32,       /* x, w rounded to TF32 to nearest (ours), FP32 accumulate */
-    CNN_BOUND_TF32_ANY,   /* x, w rounded to TF32 in any direction (cuDNN: not documented) */
-    CNN_BOUND_BF16,       /* x, w rounded to BF16 to nearest, FP32 accumulate, y rounded to BF16 */
-    CNN_BOUND_CLASSES
-} cnn_bound_class;
-const char *cnn_bound_name(cnn_bound_class b);
-double cnn_bound(cnn_bound_class b, const cnn_shape *s, double abs_sum, double ref, double wino_sum);
+/* cnn_cudnn.c: the tensor-op peers (cudnn_tf32, cudnn_bf16; the state is cnn_cudnn_fp32's). */
+extern const cnn_peer_ops cnn_cudnn_tf32, cnn_cudnn_bf16;
+cnn_status cnn_launch_cudnn_bf16(const cnn_launch_args *a, cudaStream_t st);
+
+/* cnn_bounds.c: the derived error bounds (cnn_bound_fn), |y - ref| <= bound, derivations there.
+ * abs_sum: sum |x w| of the output; wino_sum: its Winograd magnitude sum (cnn_winograd_abs_sums). */
+double cnn_bound_winograd(const cnn_shape *s, double wino_sum); /* gamma_(C+10)(2^-24) wino_sum */
+double cnn_bound_tf32(const cnn_shape *s, double abs_sum);      /* x, w rounded to TF32 to nearest */
+double cnn_bound_tf32_any(const cnn_shape *s, double abs_sum);  /* ... in any direction (cuDNN) */
+double cnn_bound_bf16(const cnn_shape *s, double abs_sum);      /* x, w and y rounded to BF16 */
 /* The Winograd magnitude sums of the outputs listed in index (all when index == NULL), on all
  * cores: sum over c and the 16 products of |A^T| (|G| |g| |G^T| .* |B^T| |d| |B|) |A| at the
  * output's place in its 2x2 tile. */

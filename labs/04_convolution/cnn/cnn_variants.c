@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 #include "cnn.h"
+#include "cnn_tc.h"
 
 /* FP32 inputs, FP32 accumulation, any order of the C R S terms: each rounding is at most
  * FLT_EPSILON / 2 relative, a sum of K terms in any order grows like sqrt(K) in practice; 16 x
@@ -17,13 +18,15 @@ static double bound_fp32(const cnn_shape *s, double abs_sum)
 /* Per SM per clock, dense, from NVIDIA's H100 SXM5 figures (H100 Tensor Core GPU Architecture
  * whitepaper and datasheet): 494.7 TFLOP/s TF32 and 989.4 TFLOP/s BF16/FP16 at the 1830 MHz boost
  * clock with 132 SMs: 494.7e12 / (132 x 1.83e9) = 2048 and 989.4e12 / (132 x 1.83e9) = 4096 FLOP.
- * They apply to sm_90 only (cnn_peak_flop_per_sm_clock gives NAN elsewhere). The error bounds of
- * the reduced-precision classes are the tensor-core rungs' to derive (NULL until then: rows of a
- * class without a bound are refused, never checked loosely). */
+ * They apply to sm_90 only (cnn_peak_flop_per_sm_clock gives NAN elsewhere). The TF32 and BF16
+ * bounds are derived in cnn_bounds.c; FP16 has none yet (its rows would be refused). */
 const cnn_class_info CNN_CLASS[CNN_CLASSES] = {
     [CNN_FP32] = {"FP32", bound_fp32, "16 FLT_EPSILON sqrt(C R S) sum|x w|", 256, 0},
-    [CNN_TF32] = {"TF32", NULL, "(not defined yet)", 2048, 9},
-    [CNN_BF16] = {"BF16", NULL, "(not defined yet)", 4096, 9},
+    [CNN_TF32] = {"TF32", cnn_bound_tf32,
+                  "(2u + u^2 + gamma_CRS(2^-23) (1 + u)^2) sum|x w|, u = 2^-11 (cuDNN: 2^-10, rounding unknown)",
+                  2048, 9},
+    [CNN_BF16] = {"BF16", cnn_bound_bf16, "e = (2u + u^2 + gamma_CRS(2^-23) (1 + u)^2) sum|x w|, u = 2^-8, "
+                  "+ 2^-8 (sum|x w| + e) for the BF16 y", 4096, 9},
     [CNN_FP16] = {"FP16", NULL, "(not defined yet)", 4096, 9},
 };
 
@@ -45,13 +48,25 @@ static const char *tile_name_none(int tile)
 /* The table. Peers first: their time per class is the ratio column's base. */
 static const cnn_variant_row ROWS[] = {
     {"cudnn", "the library bar: cuDNN FP32, FMA math (no TF32), fastest algorithm within the bound", CNN_FP32,
-     CNN_ROLE_PEER, cnn_launch_cudnn, NULL, NULL, NULL, 1, tile_name_none, &cnn_cudnn_fp32},
+     CNN_ROLE_PEER, cnn_launch_cudnn, NULL, NULL, NULL, 1, tile_name_none, &cnn_cudnn_fp32, NULL},
     {"split", "the seed: per-tap partial maps through DRAM, then a second kernel sums them", CNN_FP32,
-     CNN_ROLE_SEED, cnn_launch_split, cnn_workspace_split, NULL, NULL, 1, tile_name_none, NULL},
+     CNN_ROLE_SEED, cnn_launch_split, cnn_workspace_split, NULL, NULL, 1, tile_name_none, NULL, NULL},
     {"fused", "the seed: the sum over channels and taps in one register, no partial maps", CNN_FP32,
-     CNN_ROLE_SEED, cnn_launch_fused, NULL, NULL, NULL, 1, tile_name_none, NULL},
+     CNN_ROLE_SEED, cnn_launch_fused, NULL, NULL, NULL, 1, tile_name_none, NULL, NULL},
     {"ours1_64x64", "implicit GEMM, 64x64 block tiles, 4x4 outputs per thread, split-K with atomics", CNN_FP32,
-     CNN_ROLE_OURS, cnn_launch_ours1, NULL, NULL, NULL, 1, tile_name_none, NULL},
+     CNN_ROLE_OURS, cnn_launch_ours1, NULL, NULL, NULL, 1, tile_name_none, NULL, NULL},
+    {"ours_wino2x2", "Winograd F(2x2,3x3): 16 batched GEMMs on transformed tiles, 2.25x fewer multiplications",
+     CNN_FP32, CNN_ROLE_OURS, cnn_launch_winograd, cnn_workspace_winograd, cnn_supports_winograd,
+     cnn_bound_winograd, 1, tile_name_none, NULL, cnn_winograd_abs_sums},
+    {"cudnn_tf32", "the library bar on tensor cores: cuDNN, FP32 tensors, CUDNN_TENSOR_OP_MATH (TF32)", CNN_TF32,
+     CNN_ROLE_PEER, cnn_launch_cudnn, NULL, NULL, cnn_bound_tf32_any, 1, tile_name_none, &cnn_cudnn_tf32, NULL},
+    {"ours_tf32_mma", "implicit GEMM on tensor cores: mma.sync m16n8k8 TF32 (x, w rounded in-kernel)", CNN_TF32,
+     CNN_ROLE_OURS, cnn_launch_tf32_mma, NULL, cnn_supports_tc, NULL, 1, tile_name_none, NULL, NULL},
+    {"cudnn_bf16", "cuDNN with BF16 x, w, y (FP32 compute, tensor-op math); conversions timed with the row",
+     CNN_BF16, CNN_ROLE_PEER, cnn_launch_cudnn_bf16, NULL, NULL, NULL, 1, tile_name_none, &cnn_cudnn_bf16, NULL},
+    {"ours_bf16_mma", "implicit GEMM on tensor cores: mma.sync m16n8k16 BF16, ldmatrix; conversions timed",
+     CNN_BF16, CNN_ROLE_OURS, cnn_launch_bf16_mma, cnn_workspace_bf16_mma, cnn_supports_tc, NULL, 1,
+     tile_name_none, NULL, NULL},
 };
 
 int cnn_variant_count(void) { return (int)(sizeof ROWS / sizeof ROWS[0]); }

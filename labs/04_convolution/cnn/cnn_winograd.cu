@@ -40,14 +40,12 @@ static wg_dims wg_dims_of(const cnn_shape *s)
     return d;
 }
 
-extern "C" int cnn_winograd_applies(const cnn_shape *s)
-{
-    return cnn_check(s) == CNN_OK && s->R == 3 && s->S == 3;
-}
+extern "C" int cnn_supports_winograd(const cnn_shape *s) { return s->R == 3 && s->S == 3; }
 
-extern "C" size_t cnn_winograd_workspace_bytes(const cnn_shape *s)
+extern "C" size_t cnn_workspace_winograd(const cnn_shape *s, int tile)
 {
-    if (!cnn_winograd_applies(s)) return 0;
+    (void)tile;
+    if (!cnn_supports_winograd(s)) return 0;
     wg_dims d = wg_dims_of(s);
     return 16 * (size_t)d.Cp * ((size_t)d.Mp + d.Tp) * sizeof(float);
 }
@@ -202,18 +200,17 @@ static __global__ void __launch_bounds__(WG_THREADS) winograd_gemm(const float *
     }
 }
 
-extern "C" cnn_status cnn_winograd_forward(const float *x, const float *w, float *y, const cnn_shape *s,
-                                           void *workspace, size_t workspace_bytes, cudaStream_t st)
+extern "C" cnn_status cnn_launch_winograd(const cnn_launch_args *a, cudaStream_t st)
 {
-    if (!cnn_winograd_applies(s)) return CNN_ERR_VARIANT;
-    if (workspace_bytes < cnn_winograd_workspace_bytes(s)) return CNN_ERR_SHAPE;
-    wg_dims d = wg_dims_of(s);
-    float *U = (float *)workspace, *V = U + 16 * (size_t)d.Cp * d.Mp;
-    winograd_filter<<<dim3((d.Mp + 127) / 128, d.Cp), 128, 0, st>>>(w, U, d);
+    if (!cnn_supports_winograd(&a->s)) return CNN_ERR_VARIANT;
+    if (a->workspace_bytes < cnn_workspace_winograd(&a->s, 0)) return CNN_ERR_SHAPE;
+    wg_dims d = wg_dims_of(&a->s);
+    float *U = (float *)a->workspace, *V = U + 16 * (size_t)d.Cp * d.Mp;
+    winograd_filter<<<dim3((d.Mp + 127) / 128, d.Cp), 128, 0, st>>>(a->w, U, d);
     GL_CHECK_LAUNCH();
-    winograd_input<<<dim3((d.Tp + 127) / 128, d.Cp), 128, 0, st>>>(x, V, d);
+    winograd_input<<<dim3((d.Tp + 127) / 128, d.Cp), 128, 0, st>>>(a->x, V, d);
     GL_CHECK_LAUNCH();
-    winograd_gemm<<<dim3(d.Tp / WG_TILE, d.Mp / WG_TILE), WG_THREADS, 0, st>>>(U, V, y, d);
+    winograd_gemm<<<dim3(d.Tp / WG_TILE, d.Mp / WG_TILE), WG_THREADS, 0, st>>>(U, V, a->y, d);
     GL_CHECK_LAUNCH();
     return CNN_OK;
 }
