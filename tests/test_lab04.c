@@ -1,5 +1,6 @@
 /* test_lab04.c - CPU tests of Lab 04's reference (the definition every kernel must equal):
  * hand-computed pixels, the floor shift, clamping, the frame rule, odd sizes. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
@@ -94,6 +95,8 @@ static void test_cnn(void)
     CHECK(!memcmp(one, all, sizeof one) && !memcmp(mag_one, mag_all, sizeof mag_one), "all cores = one core");
     CHECK(cnn_flops(&s3) == 2.0 * 9 * 9, "flops");
     /* every unsupported parameter is refused, by cnn_check and by cnn_forward before any GPU work */
+    const int ours1 = cnn_variant_find("ours1_64x64");
+    CHECK(ours1 >= 0, "the table has the first rung ours1_64x64");
     const struct {
         int field, value;
         cnn_status want;
@@ -106,13 +109,34 @@ static void test_cnn(void)
         ((int *)&t)[bad[i].field] = bad[i].value;
         CHECK(cnn_check(&t) == bad[i].want, "case %zu: %s", i, cnn_status_name(cnn_check(&t)));
         cnn_status r = cnn_forward(NULL, NULL, NULL, t.N, t.C, t.H, t.W, t.M, t.R, t.S, t.pad_h, t.pad_w, t.stride_h,
-                                   t.stride_w, t.dil_h, t.dil_w, t.groups, CNN_OURS, NULL, 0, 0);
+                                   t.stride_w, t.dil_h, t.dil_w, t.groups, ours1, 0, NULL, 0, 0);
         CHECK(r == bad[i].want, "cnn_forward case %zu: %s", i, cnn_status_name(r));
     }
     cnn_shape even = s3;
     even.R = even.S = 2;
     CHECK(cnn_check(&even) == CNN_ERR_EVEN_FILTER, "even filter");
     CHECK(cnn_check(&s3) == CNN_OK && cnn_check(&s1) == CNN_OK, "supported shapes");
+    /* the variant table: names unique and CSV-safe, every row complete, a known variant or tile
+     * refused before any GPU work */
+    for (int i = 0; i < cnn_variant_count(); i++) {
+        const cnn_variant_row *v = cnn_variant_at(i);
+        CHECK(v->name && !strpbrk(v->name, "@,\" \n") && cnn_variant_find(v->name) == i, "row %d: name", i);
+        CHECK(v->lesson && v->launch && v->tiles >= 1 && v->tile_name && (unsigned)v->cls < CNN_CLASSES,
+              "row %s complete", v->name);
+        CHECK((v->role == CNN_ROLE_PEER) == (v->peer != NULL), "row %s: peer ops iff a peer", v->name);
+    }
+    CHECK(cnn_variant_find("cudnn") >= 0 && cnn_variant_find("split") >= 0 && cnn_variant_find("fused") >= 0,
+          "the CSV names of the seed and the peer are kept");
+    CHECK(cnn_forward(NULL, NULL, NULL, 1, 1, 3, 3, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, cnn_variant_count(), 0, NULL, 0,
+                      0) == CNN_ERR_VARIANT, "an unknown variant is refused");
+    CHECK(cnn_forward(NULL, NULL, NULL, 1, 1, 3, 3, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, ours1, 99, NULL, 0, 0) ==
+              CNN_ERR_VARIANT, "an unknown tile is refused");
+    CHECK(cnn_variant_bound(cnn_variant_at(ours1)) != NULL, "FP32 has a bound");
+    CHECK(cnn_peak_flop_per_sm_clock(CNN_FP32, 9, 0) == 256 && cnn_peak_flop_per_sm_clock(CNN_TF32, 9, 0) == 2048 &&
+              cnn_peak_flop_per_sm_clock(CNN_BF16, 9, 0) == 4096 && isnan(cnn_peak_flop_per_sm_clock(CNN_TF32, 8, 6)),
+          "peaks per SM per clock");
+    cnn_shape e4 = {1, 256, 64, 64, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+    CHECK(cnn_min_bytes(&e4) == 4.0 * (2 * 256 * 64 * 64 + 256 * 256 * 9), "minimum traffic of E4");
 }
 
 int main(void)

@@ -5,9 +5,10 @@
  *          partial maps. Every partial product travels through DRAM between the two kernels.
  *   fused  the seed's fused kernel: per tap, the block stages that tap's C weights in shared memory
  *          and every thread accumulates over the channels in a register: no partial maps.
- *   ours   an implicit GEMM: Y[M][N*H*W] = W[M][C*R*S] x im2col(X), the im2col columns built on the
+ *   ours1  an implicit GEMM: Y[M][N*H*W] = W[M][C*R*S] x im2col(X), the im2col columns built on the
  *          fly while loading shared-memory tiles (64 x 64 outputs per block, 4 x 4 per thread), and
- *          split-K across blocks when the layer has too few outputs to fill the GPU. FP32 FFMA only. */
+ *          split-K across blocks when the layer has too few outputs to fill the GPU. FP32 FFMA only.
+ * The higher rungs of the ours ladder are in cnn_ladder.cu. */
 #include "cnn.h"
 #include "gl_check.h"
 
@@ -86,7 +87,7 @@ static __global__ void fused_conv(const float *x, const float *w, float *y, dims
 #define BN 64 /* output pixels per block */
 #define BK 16 /* reduction (c, r, s) per tile */
 
-/* Lesson (ours): a convolution is a matrix product. Each block keeps a 64 x 16 slice of the
+/* Lesson (ours1): a convolution is a matrix product. Each block keeps a 64 x 16 slice of the
  * weights and a 16 x 64 slice of im2col(X) in shared memory; each thread computes a 4 x 4 block of
  * outputs from registers, 16 FFMAs per 8 shared-memory values read. The im2col addresses cost no
  * divisions in the inner loop: each block decodes its 64 pixels once (image offset, row, column)
@@ -177,9 +178,9 @@ static __global__ void __launch_bounds__(THREADS) implicit_gemm(const float *x, 
     }
 }
 
-/* ---------------- the entry point ---------------- */
+/* ---------------- the launchers of the table's rows (cnn_variants.c) ---------------- */
 
-static int sms(void)
+extern "C" int cnn_sms(void)
 {
     static int n;
     if (!n) {
@@ -190,60 +191,53 @@ static int sms(void)
     return n;
 }
 
-extern "C" size_t cnn_workspace_bytes(const cnn_shape *s, cnn_variant v)
+extern "C" size_t cnn_workspace_split(const cnn_shape *s, int tile)
 {
-    if (v == CNN_SPLIT && s->R * s->S > 1) return (size_t)s->N * s->M * s->R * s->S * s->H * s->W * sizeof(float);
+    (void)tile;
+    if (s->R * s->S > 1) return (size_t)s->N * s->M * s->R * s->S * s->H * s->W * sizeof(float);
     return 0;
 }
 
-extern "C" cnn_status cnn_forward(const float *x, const float *w, float *y, int N, int C, int H, int W, int M, int R,
-                                  int S, int pad_h, int pad_w, int stride_h, int stride_w, int dil_h, int dil_w,
-                                  int groups, cnn_variant v, void *workspace, size_t workspace_bytes, cudaStream_t st)
+extern "C" cnn_status cnn_launch_split(const cnn_launch_args *a, cudaStream_t st)
 {
-    cnn_shape s = {N, C, H, W, M, R, S, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w, groups};
-    cnn_status status = cnn_check(&s);
-    if (status != CNN_OK) return status;
-    dims d = dims_of(&s);
-    const int hw = H * W, rs = R * S;
-    switch (v) {
-    case CNN_SPLIT: {
-        dim3 grid((hw + THREADS - 1) / THREADS, N * M, rs);
-        float *partial = rs == 1 ? y : (float *)workspace;
-        if (rs > 1 && workspace_bytes < cnn_workspace_bytes(&s, v)) return CNN_ERR_SHAPE;
-        scalar_prods<<<grid, THREADS, 0, st>>>(x, w, partial, d, rs == 1);
+    const cnn_shape *s = &a->s;
+    const dims d = dims_of(s);
+    const int hw = s->H * s->W, rs = s->R * s->S;
+    dim3 grid((hw + THREADS - 1) / THREADS, s->N * s->M, rs);
+    float *partial = rs == 1 ? a->y : (float *)a->workspace;
+    scalar_prods<<<grid, THREADS, 0, st>>>(a->x, a->w, partial, d, rs == 1);
+    GL_CHECK_LAUNCH();
+    if (rs > 1) {
+        size_t total = (size_t)s->N * s->M * hw;
+        sum_partials<<<(unsigned)((total + THREADS - 1) / THREADS), THREADS, 0, st>>>(partial, a->y, hw, rs, total);
         GL_CHECK_LAUNCH();
-        if (rs > 1) {
-            size_t total = (size_t)N * M * hw;
-            sum_partials<<<(unsigned)((total + THREADS - 1) / THREADS), THREADS, 0, st>>>(partial, y, hw, rs, total);
-            GL_CHECK_LAUNCH();
-        }
-        return CNN_OK;
     }
-    case CNN_FUSED: {
-        dim3 grid((hw + THREADS - 1) / THREADS, N * M);
-        fused_conv<<<grid, THREADS, (size_t)C * sizeof(float), st>>>(x, w, y, d);
-        GL_CHECK_LAUNCH();
-        return CNN_OK;
-    }
-    case CNN_OURS: {
-        const int K = C * R * S, P = N * hw;
-        dim3 grid((P + BN - 1) / BN, (M + BM - 1) / BM, 1);
-        /* split-K: enough blocks for two per SM, but at least 8 tiles of BK per split */
-        int tiles = (int)(grid.x * grid.y), splits = (2 * sms() + tiles - 1) / tiles;
-        int max_splits = (K + 8 * BK - 1) / (8 * BK);
-        splits = splits < 1 ? 1 : splits > max_splits ? max_splits : splits;
-        int per = (K + splits - 1) / splits;
-        per = (per + BK - 1) / BK * BK;
-        grid.z = (unsigned)((K + per - 1) / per);
-        if (grid.z > 1) GL_CHECK(cudaMemsetAsync(y, 0, (size_t)N * M * hw * sizeof(float), st));
-        implicit_gemm<<<grid, THREADS, 0, st>>>(x, w, y, d, per);
-        GL_CHECK_LAUNCH();
-        return CNN_OK;
-    }
-    case CNN_CUDNN:
-        if (!cnn_cudnn_available()) return CNN_ERR_VARIANT;
-        return cnn_cudnn_forward(x, w, y, workspace, workspace_bytes, st);
-    default:
-        return CNN_ERR_VARIANT;
-    }
+    return CNN_OK;
+}
+
+extern "C" cnn_status cnn_launch_fused(const cnn_launch_args *a, cudaStream_t st)
+{
+    const cnn_shape *s = &a->s;
+    dim3 grid((s->H * s->W + THREADS - 1) / THREADS, s->N * s->M);
+    fused_conv<<<grid, THREADS, (size_t)s->C * sizeof(float), st>>>(a->x, a->w, a->y, dims_of(s));
+    GL_CHECK_LAUNCH();
+    return CNN_OK;
+}
+
+extern "C" cnn_status cnn_launch_ours1(const cnn_launch_args *a, cudaStream_t st)
+{
+    const cnn_shape *s = &a->s;
+    const int K = s->C * s->R * s->S, P = s->N * s->H * s->W;
+    dim3 grid((P + BN - 1) / BN, (s->M + BM - 1) / BM, 1);
+    /* split-K: enough blocks for two per SM, but at least 8 tiles of BK per split */
+    int tiles = (int)(grid.x * grid.y), splits = (2 * cnn_sms() + tiles - 1) / tiles;
+    int max_splits = (K + 8 * BK - 1) / (8 * BK);
+    splits = splits < 1 ? 1 : splits > max_splits ? max_splits : splits;
+    int per = (K + splits - 1) / splits;
+    per = (per + BK - 1) / BK * BK;
+    grid.z = (unsigned)((K + per - 1) / per);
+    if (grid.z > 1) GL_CHECK(cudaMemsetAsync(a->y, 0, (size_t)P * s->M * sizeof(float), st));
+    implicit_gemm<<<grid, THREADS, 0, st>>>(a->x, a->w, a->y, dims_of(s), per);
+    GL_CHECK_LAUNCH();
+    return CNN_OK;
 }

@@ -1,9 +1,14 @@
-/* cnn_cudnn.c - Lab 04, part 2: cuDNN as the library peer, FP32 with CUDNN_FMA_MATH (no TF32, no
- * tensor cores), the fastest algorithm cudnnFindConvolutionForwardAlgorithm reports for the shape.
- * Built only when meson finds cuDNN (HAVE_CUDNN); otherwise the cudnn rows are absent. */
+/* cnn_cudnn.c - Lab 04, part 2: cuDNN as the library peer, one peer row per precision class:
+ *   cudnn       FP32 tensors, CUDNN_FMA_MATH (no TF32, no tensor cores)
+ *   cudnn_tf32  FP32 tensors, CUDNN_TENSOR_OP_MATH (TF32 tensor cores)
+ *   cudnn_bf16  BF16 x, w and y, FP32 compute type, CUDNN_TENSOR_OP_MATH (cuDNN's BFLOAT16 config)
+ * Each keeps only the algorithms cuDNN reports as run with that math type, and the caller keeps the
+ * fastest of them within the row's bound. Built only when meson finds cuDNN (HAVE_CUDNN); otherwise
+ * the cudnn rows are absent. */
 #include <stdio.h>
 #include <stdlib.h>
 #include "cnn.h"
+#include "cnn_tc.h"
 #include "gl_check.h"
 
 #ifdef HAVE_CUDNN
@@ -18,6 +23,16 @@
             exit(GL_EXIT_FAIL);                                                                       \
         }                                                                                             \
     } while (0)
+
+/* A peer row's data type and math type. */
+typedef struct {
+    const char *name;
+    cudnnDataType_t data;
+    cudnnMathType_t math;
+} peer_mode;
+static const peer_mode FP32_FMA = {"FMA", CUDNN_DATA_FLOAT, CUDNN_FMA_MATH};
+static const peer_mode TF32_TENSOR_OP = {"tensor-op (TF32)", CUDNN_DATA_FLOAT, CUDNN_TENSOR_OP_MATH};
+static const peer_mode BF16_TENSOR_OP = {"tensor-op (BF16)", CUDNN_DATA_BFLOAT16, CUDNN_TENSOR_OP_MATH};
 
 static struct {
     cudnnHandle_t handle;
@@ -48,8 +63,8 @@ static const char *algo_name(cudnnConvolutionFwdAlgo_t a)
     return (unsigned)a < sizeof names / sizeof names[0] ? names[a] : "?";
 }
 
-cnn_status cnn_cudnn_prepare(const cnn_shape *s, const float *x, const float *w, float *y, int heuristic,
-                             size_t *workspace_bytes, const char **name)
+/* Descriptors for the shape in `mode`, and the algorithms that ran with the mode's math type. */
+static cnn_status prepare_mode(const peer_mode *mode, const cnn_shape *s, int heuristic, size_t *workspace_bytes)
 {
     cnn_status st = cnn_check(s);
     if (st != CNN_OK) return st;
@@ -60,54 +75,77 @@ cnn_status cnn_cudnn_prepare(const cnn_shape *s, const float *x, const float *w,
         CUDNN_CHECK(cudnnCreateFilterDescriptor(&g.wd));
         CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&g.cd));
     }
-    CUDNN_CHECK(cudnnSetTensor4dDescriptor(g.xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, s->N, s->C, s->H, s->W));
-    CUDNN_CHECK(cudnnSetTensor4dDescriptor(g.yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, s->N, s->M, s->H, s->W));
-    CUDNN_CHECK(cudnnSetFilter4dDescriptor(g.wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, s->M, s->C, s->R, s->S));
+    g.ready = 0;
+    CUDNN_CHECK(cudnnSetTensor4dDescriptor(g.xd, CUDNN_TENSOR_NCHW, mode->data, s->N, s->C, s->H, s->W));
+    CUDNN_CHECK(cudnnSetTensor4dDescriptor(g.yd, CUDNN_TENSOR_NCHW, mode->data, s->N, s->M, s->H, s->W));
+    CUDNN_CHECK(cudnnSetFilter4dDescriptor(g.wd, mode->data, CUDNN_TENSOR_NCHW, s->M, s->C, s->R, s->S));
     CUDNN_CHECK(cudnnSetConvolution2dDescriptor(g.cd, s->pad_h, s->pad_w, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
-                                                CUDNN_DATA_FLOAT));
-    CUDNN_CHECK(cudnnSetConvolutionMathType(g.cd, CUDNN_FMA_MATH));
+                                                CUDNN_DATA_FLOAT)); /* FP32 compute in every mode */
+    CUDNN_CHECK(cudnnSetConvolutionMathType(g.cd, mode->math));
     cudnnConvolutionFwdAlgoPerf_t perf[16];
     int found = 0;
     /* Find runs every algorithm (on buffers and workspaces it allocates itself, outside any timing)
      * and sorts them by time; the heuristic ranks them without running any. */
-    (void)x, (void)w, (void)y;
     if (heuristic)
         CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(g.handle, g.xd, g.wd, g.cd, g.yd, 16, &found, perf));
     else
         CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithm(g.handle, g.xd, g.wd, g.cd, g.yd, 16, &found, perf));
     int most = heuristic ? 3 : CNN_CUDNN_MAX_CANDIDATES;
-    /* Every algorithm that ran with FMA math is a candidate; the caller times each the way it
-     * times its own kernels and keeps the fastest (cnn_cudnn_use). Find's order comes first. */
+    /* Every algorithm that ran with the mode's math type is a candidate; the caller times each the
+     * way it times its own kernels and keeps the fastest (use). Find's order comes first. */
     g.n_candidates = 0;
     *workspace_bytes = 0;
     for (int i = 0; i < found && g.n_candidates < most; i++) {
-        if (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].mathType != CUDNN_FMA_MATH) continue;
+        if (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].mathType != mode->math) continue;
         size_t ws = 0;
         CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(g.handle, g.xd, g.wd, g.cd, g.yd, perf[i].algo, &ws));
         g.candidates[g.n_candidates] = perf[i].algo;
         g.candidate_ws[g.n_candidates++] = ws;
         if (ws > *workspace_bytes) *workspace_bytes = ws;
     }
-    if (g.n_candidates == 0) {
+    if (g.n_candidates == 0 && mode->math == CUDNN_FMA_MATH) {
         fprintf(stderr, "cuDNN found no FMA-math algorithm for this shape\n");
         exit(GL_EXIT_FAIL);
     }
+    if (g.n_candidates == 0) { /* e.g. a GPU without tensor cores for the type: the row is absent */
+        printf("note: cuDNN ran no algorithm with %s math for this shape (%d found, math types:", mode->name, found);
+        for (int i = 0; i < found; i++) printf(" %s/%d", algo_name(perf[i].algo), (int)perf[i].mathType);
+        printf("): row left out\n");
+        return CNN_ERR_VARIANT;
+    }
     g.algo = g.candidates[0];
-    *name = algo_name(g.algo);
     g.ready = 1;
     return CNN_OK;
 }
 
-int cnn_cudnn_candidates(void) { return g.n_candidates; }
+static cnn_status prepare_fp32(const cnn_shape *s, int heuristic, size_t *workspace_bytes)
+{
+    return prepare_mode(&FP32_FMA, s, heuristic, workspace_bytes);
+}
 
-const char *cnn_cudnn_use(int i)
+static cnn_status prepare_tf32(const cnn_shape *s, int heuristic, size_t *workspace_bytes)
+{
+    return prepare_mode(&TF32_TENSOR_OP, s, heuristic, workspace_bytes);
+}
+
+/* The BF16 arrays (cnn_bf16_in) come first in the workspace, cuDNN's after them. */
+static cnn_status prepare_bf16(const cnn_shape *s, int heuristic, size_t *workspace_bytes)
+{
+    cnn_status r = prepare_mode(&BF16_TENSOR_OP, s, heuristic, workspace_bytes);
+    *workspace_bytes += cnn_bf16_bytes(s);
+    return r;
+}
+
+static int candidates(void) { return g.n_candidates; }
+
+static const char *use(int i)
 {
     g.algo = g.candidates[i];
     return algo_name(g.algo);
 }
 
-cnn_status cnn_cudnn_forward(const float *x, const float *w, float *y, void *workspace, size_t workspace_bytes,
-                             cudaStream_t st)
+static cnn_status forward(const void *x, const void *w, void *y, void *workspace, size_t workspace_bytes,
+                          cudaStream_t st)
 {
     if (!g.ready) return CNN_ERR_VARIANT;
     const float one = 1.0f, zero = 0.0f;
@@ -121,7 +159,26 @@ cnn_status cnn_cudnn_forward(const float *x, const float *w, float *y, void *wor
     return CNN_OK;
 }
 
-void cnn_cudnn_release(void)
+cnn_status cnn_cudnn_forward(const float *x, const float *w, float *y, void *workspace, size_t workspace_bytes,
+                             cudaStream_t st)
+{
+    return forward(x, w, y, workspace, workspace_bytes, st);
+}
+
+/* cudnn_bf16: x and w rounded to BF16 into the workspace, cuDNN's BF16 convolution, y back to float
+ * for the check (the same conversions as the ours_bf16_mma row, timed with the row as there). */
+cnn_status cnn_launch_cudnn_bf16(const cnn_launch_args *a, cudaStream_t st)
+{
+    const size_t lead = cnn_bf16_bytes(&a->s);
+    if (a->workspace_bytes < lead) return CNN_ERR_SHAPE;
+    void *x16, *w16, *y16;
+    cnn_bf16_in(a, &x16, &w16, &y16, st);
+    cnn_status r = forward(x16, w16, y16, (char *)a->workspace + lead, a->workspace_bytes - lead, st);
+    if (r == CNN_OK) cnn_bf16_out(a, y16, st);
+    return r;
+}
+
+static void release(void)
 {
     if (!g.handle) return;
     cudnnDestroyTensorDescriptor(g.xd);
@@ -137,12 +194,17 @@ void cnn_cudnn_release(void)
 
 int cnn_cudnn_available(void) { return 0; }
 const char *cnn_cudnn_version(void) { return "not built (meson found no cuDNN)"; }
-cnn_status cnn_cudnn_prepare(const cnn_shape *s, const float *x, const float *w, float *y, int heuristic,
-                             size_t *workspace_bytes, const char **name)
+static cnn_status prepare_fp32(const cnn_shape *s, int heuristic, size_t *workspace_bytes)
 {
-    (void)s, (void)x, (void)w, (void)y, (void)heuristic;
+    (void)s, (void)heuristic;
     *workspace_bytes = 0;
-    *name = "-";
+    return CNN_ERR_VARIANT;
+}
+#define prepare_tf32 prepare_fp32
+#define prepare_bf16 prepare_fp32
+cnn_status cnn_launch_cudnn_bf16(const cnn_launch_args *a, cudaStream_t st)
+{
+    (void)a, (void)st;
     return CNN_ERR_VARIANT;
 }
 cnn_status cnn_cudnn_forward(const float *x, const float *w, float *y, void *workspace, size_t workspace_bytes,
@@ -151,12 +213,22 @@ cnn_status cnn_cudnn_forward(const float *x, const float *w, float *y, void *wor
     (void)x, (void)w, (void)y, (void)workspace, (void)workspace_bytes, (void)st;
     return CNN_ERR_VARIANT;
 }
-void cnn_cudnn_release(void) {}
-int cnn_cudnn_candidates(void) { return 0; }
-const char *cnn_cudnn_use(int i)
+static void release(void) {}
+static int candidates(void) { return 0; }
+static const char *use(int i)
 {
     (void)i;
     return "-";
 }
 
 #endif
+
+const cnn_peer_ops cnn_cudnn_fp32 = {prepare_fp32, candidates, use, release};
+const cnn_peer_ops cnn_cudnn_tf32 = {prepare_tf32, candidates, use, release};
+const cnn_peer_ops cnn_cudnn_bf16 = {prepare_bf16, candidates, use, release};
+
+/* The peer row's launcher: the algorithm `use` selected. */
+cnn_status cnn_launch_cudnn(const cnn_launch_args *a, cudaStream_t st)
+{
+    return cnn_cudnn_forward(a->x, a->w, a->y, a->workspace, a->workspace_bytes, st);
+}

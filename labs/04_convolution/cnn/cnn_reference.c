@@ -10,14 +10,8 @@ const char *cnn_status_name(cnn_status s)
                                         "unsupported dilation (only 1)", "unsupported groups (only 1)",
                                         "unsupported even filter size (only odd R, S)",
                                         "unsupported padding (only (R-1)/2, (S-1)/2)",
-                                        "variant not built (cuDNN not found)"};
+                                        "variant not built or not for this shape"};
     return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown status";
-}
-
-const char *cnn_variant_name(cnn_variant v)
-{
-    static const char *const names[] = {"split", "fused", "ours", "cudnn"};
-    return (unsigned)v < CNN_VARIANTS ? names[v] : "?";
 }
 
 cnn_status cnn_check(const cnn_shape *s)
@@ -34,6 +28,12 @@ cnn_status cnn_check(const cnn_shape *s)
 double cnn_flops(const cnn_shape *s)
 {
     return 2.0 * s->N * s->M * s->C * s->R * s->S * (double)s->H * s->W; /* Ho = H, Wo = W */
+}
+
+double cnn_min_bytes(const cnn_shape *s)
+{
+    return sizeof(float) * ((double)s->N * s->C * s->H * s->W + (double)s->M * s->C * s->R * s->S +
+                            (double)s->N * s->M * s->H * s->W);
 }
 
 static void one_output(const float *x, const float *w, const cnn_shape *s, size_t o, double *out, double *abs_sum)

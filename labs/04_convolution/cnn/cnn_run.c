@@ -1,9 +1,11 @@
 /* cnn_run.c - Lab 04, part 2: the `cnn` experiment. For every configuration (the seed's tables,
  * batches of E3, one large layer): random x and w, the CPU reference (the whole output when it
  * takes under a few seconds, else 8192 sampled outputs), then each variant: poison, run, check
- * within the error bound, time, check again. All variants (and cuDNN) are timed the same way:
- * a CUDA graph of back-to-back calls between two events; cuDNN's algorithm is the fastest of its
- * FMA-math candidates that stay within the bound. */
+ * within its class's error bound, time, check again. The variants are the rows of the table in
+ * cnn_variants.c, run in its order. All are timed the same way: a CUDA graph of back-to-back
+ * calls between two events; a peer's (cuDNN's) algorithm is the fastest of its candidates that
+ * stay within the bound; a row with several tile configurations runs the one a small autotuner
+ * chose for the shape (each configuration verified and timed once, outside the reported rows). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -48,11 +50,13 @@ static const cnn_config CONFIGS[] = {
 const char *cnn_config_name(int i) { return i >= 0 && i < N_CONFIGS ? CONFIGS[i].name : NULL; }
 int cnn_config_count(void) { return N_CONFIGS; }
 
+#define MAX_VARIANTS 48
+
 typedef struct {
     const float *x, *w;
     float *y;
     cnn_shape s;
-    cnn_variant v;
+    int v, tile;
     void *ws;
     size_t ws_bytes;
 } cnn_job;
@@ -62,23 +66,29 @@ static void enqueue_cnn(void *ctx, cudaStream_t st)
     cnn_job *j = (cnn_job *)ctx;
     const cnn_shape *s = &j->s;
     cnn_status r = cnn_forward(j->x, j->w, j->y, s->N, s->C, s->H, s->W, s->M, s->R, s->S, s->pad_h, s->pad_w,
-                               s->stride_h, s->stride_w, s->dil_h, s->dil_w, s->groups, j->v, j->ws, j->ws_bytes, st);
+                               s->stride_h, s->stride_w, s->dil_h, s->dil_w, s->groups, j->v, j->tile, j->ws,
+                               j->ws_bytes, st);
     if (r != CNN_OK) {
-        fprintf(stderr, "cnn_forward(%s) refused a supported shape: %s\n", cnn_variant_name(j->v), cnn_status_name(r));
+        fprintf(stderr, "cnn_forward(%s) refused a supported shape: %s\n", cnn_variant_at(j->v)->name,
+                cnn_status_name(r));
         exit(GL_EXIT_FAIL);
     }
 }
 
 typedef struct {
+    cnn_shape s;
     size_t n, *index; /* index == NULL: all outputs */
-    double *ref, *bound;
+    double *ref, *abs_sum;
+    cnn_magnitude_fn mag_fn; /* the rows' other magnitude sums (Winograd's), NULL if none */
+    double *mag;
 } reference;
 
-/* Compare y (all outputs or the sampled ones) with the reference: |y - ref| <= bound, where the
- * bound is 16 FLT_EPSILON sqrt(C R S) sum |x w| (float rounding over C R S terms, any order). */
-/* Returns the outputs outside the bound; with `fatal`, prints the first and exits 1 if any. */
-static long long check_outputs(const float *d_y, size_t total, const reference *ref, const char *what, gl_row *row,
-                               int fatal)
+/* Compare y (all outputs or the sampled ones) with the reference: |y - ref| <= bound(sum |x w|),
+ * the variant's bound (its class's: FP32 16 FLT_EPSILON sqrt(C R S) sum |x w|, float rounding
+ * over C R S terms in any order). Returns the outputs outside the bound; with `fatal`, prints the
+ * first and exits 1 if any. */
+static long long check_outputs(const float *d_y, size_t total, const reference *ref, cnn_bound_fn bound,
+                               const char *what, gl_row *row, int fatal)
 {
     float *h = (float *)gl_host_alloc(total * sizeof(float), "cnn output");
     GL_CHECK(cudaMemcpy(h, d_y, total * sizeof(float), cudaMemcpyDeviceToHost));
@@ -86,12 +96,12 @@ static long long check_outputs(const float *d_y, size_t total, const reference *
     double worst_abs = 0, worst_ratio = 0;
     for (size_t i = 0; i < ref->n; i++) {
         size_t o = ref->index ? ref->index[i] : i;
-        double err = fabs((double)h[o] - ref->ref[i]);
-        double ratio = err / ref->bound[i];
-        if (!(err <= ref->bound[i])) { /* NaN (never written) fails too */
+        double err = fabs((double)h[o] - ref->ref[i]), b = bound(&ref->s, ref->abs_sum[i]);
+        double ratio = err / b;
+        if (!(err <= b)) { /* NaN (never written) fails too */
             if (fatal && bad < GL_MAX_MISMATCH_LINES)
                 fprintf(stderr, "  %s: output %zu: got %.9g, reference %.9g, |error| %.3g > bound %.3g\n", what, o,
-                        h[o], ref->ref[i], err, ref->bound[i]);
+                        h[o], ref->ref[i], err, b);
             bad++;
         }
         if (err > worst_abs) worst_abs = err;
@@ -105,14 +115,11 @@ static long long check_outputs(const float *d_y, size_t total, const reference *
     return bad;
 }
 
-static void check(const float *d_y, size_t total, const reference *ref, const char *what, gl_row *row)
-{
-    check_outputs(d_y, total, ref, what, row, 1);
-}
-
 typedef struct {
-    double ms[CNN_VARIANTS + 1]; /* + 1: cpu */
-    const char *algo;
+    double cpu_ms;
+    double ms[MAX_VARIANTS]; /* NAN: not run */
+    int tile[MAX_VARIANTS];  /* the autotuner's choice */
+    const char *algo;        /* the peer's kept algorithm */
 } config_result;
 
 /* A reference's time as a row, variant NAME@CONFIG: cpu (one core, the naive loop nest in double:
@@ -133,119 +140,216 @@ static void report_cpu(gl_lab *L, int ci, const char *name, double ms, const cnn
 
 /* cuDNN runs only on the whole GPU: in a green context (--sms) its outputs were NaN (cuDNN 9.14,
  * driver 580, 16 SMs of an H100 and of an H200, T4A; our kernels verified in the same runs). */
-static int cudnn_usable(const gl_lab *L) { return cnn_cudnn_available() && L->part.green == NULL; }
+static int peers_usable(const gl_lab *L) { return L->part.green == NULL; }
 
-/* Runs one configuration; returns 0 (a line printed, gl_lab_fits) when its GPU buffers do not fit:
- * x, w, y and the split variant's workspace, then cuDNN's workspace once cuDNN has said its size. */
+/* The reference for configuration ci: every output (timed: the cpu rows), or sampled outputs. */
+static void make_reference(gl_lab *L, int ci, const float *hx, const float *hw, reference *ref, double *cpu_ms)
+{
+    const cnn_shape *s = &ref->s;
+    size_t ny = (size_t)s->N * s->M * s->H * s->W;
+    const double macs = (double)ny * s->C * s->R * s->S;
+    int full = macs <= FULL_REFERENCE_MACS;
+    ref->n = ny;
+    ref->index = NULL;
+    if (!full) {
+        ref->n = SAMPLES;
+        ref->index = (size_t *)gl_host_alloc(SAMPLES * sizeof(size_t), "samples");
+        gl_rng r = gl_rng_seeded(L->cli.seed + (uint64_t)ci, RNG_CNN_SAMPLES);
+        for (size_t i = 0; i < SAMPLES; i++) ref->index[i] = (size_t)(gl_rng_next(&r) % ny);
+    }
+    ref->ref = (double *)gl_host_alloc(ref->n * sizeof(double), "reference");
+    ref->abs_sum = (double *)gl_host_alloc(ref->n * sizeof(double), "sum |x w|");
+    double t0 = gl_wall_ms();
+    cnn_reference_all_cores(hx, hw, s, ref->index, ref->n, ref->ref, ref->abs_sum);
+    double cpu_all_ms = gl_wall_ms() - t0;
+    *cpu_ms = NAN;
+    if (!full) return;
+    /* the seed's CPU peer: the same loop nest on one core, which must give the same bits */
+    double *one = (double *)gl_host_alloc(2 * ref->n * sizeof(double), "one-core reference"); /* + sums */
+    t0 = gl_wall_ms();
+    cnn_reference(hx, hw, s, NULL, ref->n, one, one + ref->n);
+    *cpu_ms = gl_wall_ms() - t0;
+    if (memcmp(one, ref->ref, ref->n * sizeof(double))) {
+        fprintf(stderr, "VERIFICATION FAILED: cnn %s: the reference on all cores differs from the one-core one\n",
+                CONFIGS[ci].name);
+        exit(GL_EXIT_FAIL);
+    }
+    free(one);
+    report_cpu(L, ci, "cpu", *cpu_ms, s, ny);
+    report_cpu(L, ci, "cpu_all_cores", cpu_all_ms, s, ny);
+}
+
+/* The magnitude sums of the rows that bring their own (one kind per run: Winograd's), for the
+ * reference's outputs; rows with another kind are refused. */
+static void make_magnitudes(const float *hx, const float *hw, reference *ref)
+{
+    ref->mag_fn = NULL;
+    ref->mag = NULL;
+    for (int v = 0; v < cnn_variant_count(); v++) {
+        const cnn_variant_row *row = cnn_variant_at(v);
+        if (!row->magnitudes || (row->supports && !row->supports(&ref->s))) continue;
+        if (ref->mag_fn && ref->mag_fn != row->magnitudes) {
+            fprintf(stderr, "cnn: variant %s: a second kind of magnitude sums is not supported\n", row->name);
+            exit(GL_EXIT_FAIL);
+        }
+        if (ref->mag_fn) continue;
+        ref->mag_fn = row->magnitudes;
+        ref->mag = (double *)gl_host_alloc(ref->n * sizeof(double), "magnitude sums");
+        row->magnitudes(hx, hw, &ref->s, ref->index, ref->n, ref->mag);
+    }
+}
+
+/* One run on poisoned output, checked (fatal): the output of `job` is right before it is timed. */
+static void run_and_check(gl_lab *L, cnn_job *job, size_t ny, const reference *ref, cnn_bound_fn bound,
+                          const char *what, gl_row *row)
+{
+    gl_poison(job->y, ny * sizeof(float));
+    enqueue_cnn(job, L->timer.stream);
+    GL_CHECK(cudaStreamSynchronize(L->timer.stream));
+    check_outputs(job->y, ny, ref, bound, what, row, 1);
+}
+
+/* A peer: every candidate whose output is within the bound (FFT and Winograd can round more than
+ * a direct sum), timed like ours; the fastest is kept (selected again with `use`). Exits 1 if none. */
+static void time_peer(gl_lab *L, const cnn_variant_row *v, cnn_job *job, size_t ny, const reference *ref,
+                      const char *what, gl_row *row, const char **algo)
+{
+    gl_row best = *row;
+    int best_i = -1;
+    for (int a = 0; a < v->peer->candidates(); a++) {
+        const char *name = v->peer->use(a);
+        gl_row t = *row;
+        gl_poison(job->y, ny * sizeof(float));
+        enqueue_cnn(job, L->timer.stream);
+        GL_CHECK(cudaStreamSynchronize(L->timer.stream));
+        if (check_outputs(job->y, ny, ref, cnn_variant_bound(v), what, &t, 0)) {
+            printf("note: %s: %s %s left out: %.3g x the error bound\n", what, v->name, name, t.max_error_over_bound);
+            continue;
+        }
+        gl_lab_time(L, &t, enqueue_cnn, job);
+        if (best_i < 0 || t.median_ms < best.median_ms) {
+            best = t;
+            best_i = a;
+        }
+    }
+    if (best_i < 0) {
+        fprintf(stderr, "%s: no %s algorithm stays within the error bound\n", what, v->name);
+        exit(GL_EXIT_FAIL);
+    }
+    *algo = v->peer->use(best_i);
+    *row = best;
+}
+
+/* The autotuner of a row with several tile configurations: each verified, timed once with the
+ * lab's timing (not reported as a row), the fastest kept; the choice is printed and recorded as a
+ * '# cnn_tuned ...' line in the CSV. Returns the tile. */
+static int autotune(gl_lab *L, const cnn_variant_row *v, cnn_job *job, size_t ny, const reference *ref,
+                    const char *what)
+{
+    int best = 0;
+    double best_ms = INFINITY;
+    printf("autotune %s:", what);
+    for (int t = 0; t < v->tiles; t++) {
+        job->tile = t;
+        gl_row r = gl_row_new("cnn", what, (long long)ny);
+        run_and_check(L, job, ny, ref, cnn_variant_bound(v), what, &r);
+        gl_lab_time(L, &r, enqueue_cnn, job);
+        printf(" %s %.4f ms%s", v->tile_name(t), r.median_ms, t + 1 < v->tiles ? "," : "");
+        if (r.median_ms < best_ms) best_ms = r.median_ms, best = t;
+    }
+    printf(" -> %s\n", v->tile_name(best));
+    if (L->report.csv) {
+        fprintf(L->report.csv, "# cnn_tuned variant=%s tile=%s ms=%.6g\n", what, v->tile_name(best), best_ms);
+        gl_report_check_write(&L->report, 0);
+    }
+    return best;
+}
+
+/* One row of the table on configuration ci: prepared, verified, timed, verified again, reported. */
+static void run_variant(gl_lab *L, int ci, int vi, cnn_job base, size_t ny, const reference *ref,
+                        config_result *res)
+{
+    const cnn_variant_row *v = cnn_variant_at(vi);
+    const cnn_shape *s = &ref->s;
+    if (v->supports && !v->supports(s)) return;
+    if (v->role == CNN_ROLE_PEER && !peers_usable(L)) return;
+    cnn_bound_fn bound = cnn_variant_bound(v);
+    reference own = *ref; /* the sums the row's bound takes: sum |x w| or its own magnitudes */
+    if (v->magnitudes) own.abs_sum = ref->mag;
+    ref = &own;
+    if (!bound) {
+        fprintf(stderr, "cnn: variant %s: class %s has no error bound defined: refused\n", v->name,
+                CNN_CLASS[v->cls].name);
+        exit(GL_EXIT_FAIL);
+    }
+    size_t ws_bytes = 0;
+    if (v->role == CNN_ROLE_PEER && v->peer->prepare(s, L->cli.quick, &ws_bytes) != CNN_OK) return;
+    for (int t = 0; t < v->tiles; t++) { /* the largest any tile needs, allocated before any timing */
+        size_t b = cnn_workspace_bytes(s, vi, t);
+        if (b > ws_bytes) ws_bytes = b;
+    }
+    cnn_job job = base;
+    job.v = vi;
+    job.tile = 0;
+    job.ws_bytes = ws_bytes;
+    char variant[64], what[96];
+    snprintf(variant, sizeof variant, "%s@%s", v->name, CONFIGS[ci].name);
+    /* x, w and y are taken already: the workspace must fit in what is left (gl_lab_fits prints the skip) */
+    if (ws_bytes && !gl_lab_fits(L, (double)ws_bytes, "cnn", variant, (long long)ny)) return;
+    job.ws = ws_bytes ? gl_device_alloc(ws_bytes, "workspace") : NULL;
+    snprintf(what, sizeof what, "cnn/%s", variant);
+    gl_row row = gl_row_new("cnn", variant, (long long)ny);
+    row.param = ci;
+    row.bytes = cnn_min_bytes(s);
+    if (v->role == CNN_ROLE_PEER) {
+        const char *algo;
+        time_peer(L, v, &job, ny, ref, what, &row, &algo);
+        if (v->cls == CNN_FP32) res->algo = algo; /* the summary's cuDNN FP32 column */
+        else printf("%s: kept %s\n", what, algo);
+        gl_poison(job.y, ny * sizeof(float)); /* the kept algorithm's output, checked below */
+        enqueue_cnn(&job, L->timer.stream);
+    } else {
+        if (v->tiles > 1) job.tile = autotune(L, v, &job, ny, ref, what);
+        run_and_check(L, &job, ny, ref, bound, what, &row);
+        gl_poison(job.y, ny * sizeof(float));
+        gl_lab_time(L, &row, enqueue_cnn, &job);
+    }
+    check_outputs(job.y, ny, ref, bound, what, &row, 1);
+    row.gflops = cnn_flops(s) / (row.median_ms * 1e6);
+    res->ms[vi] = row.median_ms;
+    res->tile[vi] = job.tile;
+    /* the ratio's base: the first peer of the same class (NaN without one) */
+    row.ratio = NAN;
+    for (int p = 0; p < cnn_variant_count(); p++)
+        if (cnn_variant_at(p)->role == CNN_ROLE_PEER && cnn_variant_at(p)->cls == v->cls) {
+            row.ratio = row.median_ms / res->ms[p];
+            break;
+        }
+    gl_report_row(&L->report, &row);
+    if (job.ws) GL_CHECK(cudaFree(job.ws));
+}
+
+/* Runs one configuration; returns 0 (a line printed by gl_lab_fits) when x, w and y do not fit. */
 static int run_config(gl_lab *L, int ci, config_result *res)
 {
     const cnn_config *cf = &CONFIGS[ci];
-    cnn_shape s = {cf->N, cf->C, cf->H, cf->H, cf->M, cf->R, cf->R, (cf->R - 1) / 2, (cf->R - 1) / 2, 1, 1, 1, 1, 1};
-    size_t nx = (size_t)s.N * s.C * s.H * s.W, nw = (size_t)s.M * s.C * s.R * s.S, ny = (size_t)s.N * s.M * s.H * s.W;
-    size_t ws_bytes = cnn_workspace_bytes(&s, CNN_SPLIT), cudnn_ws = 0;
-    if (!gl_lab_fits(L, (double)((nx + nw + ny) * sizeof(float) + ws_bytes), "cnn", cf->name, (long long)ny)) return 0;
-    const double K = (double)s.C * s.R * s.S, macs = (double)ny * K;
+    reference ref;
+    ref.s = (cnn_shape){cf->N, cf->C, cf->H, cf->H, cf->M, cf->R, cf->R, (cf->R - 1) / 2, (cf->R - 1) / 2,
+                        1, 1, 1, 1, 1};
+    const cnn_shape *s = &ref.s;
+    size_t nx = (size_t)s->N * s->C * s->H * s->W, nw = (size_t)s->M * s->C * s->R * s->S;
+    size_t ny = (size_t)s->N * s->M * s->H * s->W;
+    if (!gl_lab_fits(L, (double)((nx + nw + ny) * sizeof(float)), "cnn", cf->name, (long long)ny)) return 0;
     float *hx = (float *)gl_host_alloc(nx * sizeof(float), "x"), *hw = (float *)gl_host_alloc(nw * sizeof(float), "w");
     float *dx = gl_upload_random_f32(hx, nx, L->cli.seed + (uint64_t)ci, RNG_CNN_X, "x");
     float *dw = gl_upload_random_f32(hw, nw, L->cli.seed + (uint64_t)ci, RNG_CNN_W, "w");
     float *dy = (float *)gl_device_alloc(ny * sizeof(float), "y");
-
-    /* The reference: every output (timed: the CPU row), or sampled outputs. */
-    reference ref = {ny, NULL, NULL, NULL};
-    int full = macs <= FULL_REFERENCE_MACS;
-    if (!full) {
-        ref.n = SAMPLES;
-        ref.index = (size_t *)gl_host_alloc(SAMPLES * sizeof(size_t), "samples");
-        gl_rng r = gl_rng_seeded(L->cli.seed + (uint64_t)ci, RNG_CNN_SAMPLES);
-        for (size_t i = 0; i < SAMPLES; i++) ref.index[i] = (size_t)(gl_rng_next(&r) % ny);
-    }
-    ref.ref = (double *)gl_host_alloc(ref.n * sizeof(double), "reference");
-    ref.bound = (double *)gl_host_alloc(ref.n * sizeof(double), "bounds");
-    double t0 = gl_wall_ms();
-    cnn_reference_all_cores(hx, hw, &s, ref.index, ref.n, ref.ref, ref.bound);
-    double cpu_all_ms = gl_wall_ms() - t0, cpu_ms = NAN;
-    if (full) { /* the seed's CPU peer: the same loop nest on one core, which must give the same bits */
-        double *one = (double *)gl_host_alloc(2 * ref.n * sizeof(double), "one-core reference"); /* + bounds */
-        t0 = gl_wall_ms();
-        cnn_reference(hx, hw, &s, NULL, ref.n, one, one + ref.n);
-        cpu_ms = gl_wall_ms() - t0;
-        if (memcmp(one, ref.ref, ref.n * sizeof(double))) {
-            fprintf(stderr, "VERIFICATION FAILED: cnn %s: the reference on all cores differs from the one-core one\n",
-                    cf->name);
-            exit(GL_EXIT_FAIL);
-        }
-        free(one);
-        report_cpu(L, ci, "cpu", cpu_ms, &s, ny);
-        report_cpu(L, ci, "cpu_all_cores", cpu_all_ms, &s, ny);
-    }
-    for (size_t i = 0; i < ref.n; i++) ref.bound[i] = 16.0 * FLT_EPSILON * sqrt(K) * ref.bound[i] + 1e-30;
-    char variant[64];
-    res->ms[CNN_VARIANTS] = cpu_ms;
-
-    /* Workspace: the split variant's partial maps and cuDNN's, allocated before any timing. */
+    make_reference(L, ci, hx, hw, &ref, &res->cpu_ms);
+    make_magnitudes(hx, hw, &ref);
     res->algo = "-";
-    int fits = 1;
-    if (cudnn_usable(L)) {
-        cnn_cudnn_prepare(&s, dx, dw, dy, L->cli.quick, &cudnn_ws, &res->algo);
-        if (cudnn_ws > ws_bytes) ws_bytes = cudnn_ws;
-        fits = gl_lab_fits(L, (double)ws_bytes, "cnn", cf->name, (long long)ny); /* x, w, y are counted as taken */
-    }
-    void *ws = ws_bytes && fits ? gl_device_alloc(ws_bytes, "workspace") : NULL;
-    static const cnn_variant ORDER[CNN_VARIANTS] = {CNN_CUDNN, CNN_SPLIT, CNN_FUSED, CNN_OURS}; /* cuDNN first: the ratio base */
-    for (int v = 0; v < CNN_VARIANTS; v++) res->ms[v] = NAN;
-    for (int oi = 0; oi < CNN_VARIANTS && fits; oi++) {
-        const cnn_variant v = ORDER[oi];
-        if (v == CNN_CUDNN && !cudnn_usable(L)) continue;
-        cnn_job job = {dx, dw, dy, s, v, ws, ws_bytes};
-        snprintf(variant, sizeof variant, "%s@%s", cnn_variant_name(v), cf->name);
-        char what[96];
-        snprintf(what, sizeof what, "cnn/%s", variant);
-        gl_row row = gl_row_new("cnn", variant, (long long)ny);
-        row.param = ci;
-        if (v == CNN_CUDNN) {
-            /* Every FMA-math algorithm whose output is within the bound (FFT and Winograd can
-             * round more than a direct sum), timed like ours; the fastest is kept. */
-            gl_row best = row;
-            int best_i = -1;
-            for (int a = 0; a < cnn_cudnn_candidates(); a++) {
-                const char *name = cnn_cudnn_use(a);
-                gl_row t = row;
-                gl_poison(dy, ny * sizeof(float));
-                enqueue_cnn(&job, L->timer.stream);
-                GL_CHECK(cudaStreamSynchronize(L->timer.stream));
-                if (check_outputs(dy, ny, &ref, what, &t, 0)) {
-                    printf("note: %s: cuDNN %s left out: %.3g x the error bound\n", cf->name, name, t.max_error_over_bound);
-                    continue;
-                }
-                gl_lab_time(L, &t, enqueue_cnn, &job);
-                if (best_i < 0 || t.median_ms < best.median_ms) {
-                    best = t;
-                    best_i = a;
-                }
-            }
-            if (best_i < 0) {
-                fprintf(stderr, "%s: no cuDNN FMA-math algorithm stays within the error bound\n", cf->name);
-                exit(GL_EXIT_FAIL);
-            }
-            res->algo = cnn_cudnn_use(best_i);
-            row = best;
-            gl_poison(dy, ny * sizeof(float)); /* the kept algorithm's output, checked below */
-            enqueue_cnn(&job, L->timer.stream);
-        } else {
-            gl_poison(dy, ny * sizeof(float));
-            enqueue_cnn(&job, L->timer.stream);
-            GL_CHECK(cudaStreamSynchronize(L->timer.stream));
-            check(dy, ny, &ref, what, &row);
-            gl_poison(dy, ny * sizeof(float));
-            gl_lab_time(L, &row, enqueue_cnn, &job);
-        }
-        check(dy, ny, &ref, what, &row);
-        row.gflops = cnn_flops(&s) / (row.median_ms * 1e6);
-        res->ms[v] = row.median_ms;
-        row.ratio = row.median_ms / res->ms[CNN_CUDNN]; /* NaN without cuDNN */
-        gl_report_row(&L->report, &row);
-    }
-    if (ws) GL_CHECK(cudaFree(ws));
+    for (int v = 0; v < MAX_VARIANTS; v++) res->ms[v] = NAN, res->tile[v] = 0;
+    cnn_job base = {dx, dw, dy, *s, 0, 0, NULL, 0};
+    for (int v = 0; v < cnn_variant_count(); v++) run_variant(L, ci, v, base, ny, &ref, res);
     GL_CHECK(cudaFree(dx));
     GL_CHECK(cudaFree(dw));
     GL_CHECK(cudaFree(dy));
@@ -253,8 +357,43 @@ static int run_config(gl_lab *L, int ci, config_result *res)
     free(hw);
     free(ref.index);
     free(ref.ref);
-    free(ref.bound);
-    return fits;
+    free(ref.abs_sum);
+    free(ref.mag);
+    return 1;
+}
+
+/* The best FP32 rung of ours on one configuration: its index, or -1. */
+static int best_fp32_rung(const config_result *r)
+{
+    int best = -1;
+    for (int v = 0; v < cnn_variant_count(); v++) {
+        const cnn_variant_row *row = cnn_variant_at(v);
+        if (row->role != CNN_ROLE_OURS || row->cls != CNN_FP32 || isnan(r->ms[v])) continue;
+        if (best < 0 || r->ms[v] < r->ms[best]) best = v;
+    }
+    return best;
+}
+
+/* Every variant (rows) on every configuration that ran (columns), ms per call. */
+static void print_every_variant(const config_result *res, const int *ran)
+{
+    printf("\n== cnn: ms per call (median) of every variant; tuned rows: the tile chosen per configuration\n");
+    printf("%-16s", "variant");
+    for (int i = 0; i < N_CONFIGS; i++)
+        if (ran[i]) printf(" %9s", CONFIGS[i].name);
+    printf("\n");
+    for (int v = 0; v < cnn_variant_count(); v++) {
+        const cnn_variant_row *row = cnn_variant_at(v);
+        printf("%-16s", row->name);
+        for (int i = 0; i < N_CONFIGS; i++)
+            if (ran[i]) printf(" %9.4f", res[i].ms[v]);
+        printf("  %s\n", row->lesson);
+        if (row->tiles <= 1) continue;
+        printf("%-16s", "  tile");
+        for (int i = 0; i < N_CONFIGS; i++)
+            if (ran[i]) printf(" %9s", isnan(res[i].ms[v]) ? "-" : row->tile_name(res[i].tile[v]));
+        printf("\n");
+    }
 }
 
 void cnn_run(gl_lab *L)
@@ -267,23 +406,29 @@ void cnn_run(gl_lab *L)
         printf("\n(cnn: not part of the default --quick run; --quick --only cnn runs its small configurations)\n");
         return;
     }
+    if (cnn_variant_count() > MAX_VARIANTS) {
+        fprintf(stderr, "cnn: %d variants in the table, at most %d\n", cnn_variant_count(), MAX_VARIANTS);
+        exit(GL_EXIT_FAIL);
+    }
     double peak = (double)L->dev.sms * 128 * 2 * L->dev.sm_clock_mhz / 1e3; /* GFLOP/s */
     gl_lab_heading("cnn", "NCHW float, stride 1, same padding; FP32 FFMA only (cuDNN with CUDNN_FMA_MATH); "
                           "FP32 peak %d SMs x 128 lanes x 2 x %d MHz = %.0f GFLOP/s; cuDNN %s",
                    L->dev.sms, L->dev.sm_clock_mhz, peak, cnn_cudnn_version());
-    if (cnn_cudnn_available() && !cudnn_usable(L))
+    if (cnn_cudnn_available() && !peers_usable(L))
         printf("note: cuDNN left out on %d of %d SMs (a green context): its outputs were NaN there (H100 and H200, "
                "driver 580, T4A); run without --sms for the cuDNN rows\n", L->dev.sms, L->dev.sms_device);
-    config_result res[N_CONFIGS];
+    static config_result res[N_CONFIGS];
     int ran[N_CONFIGS] = {0};
     for (int i = 0; i < N_CONFIGS; i++) {
         if (c->quick && !CONFIGS[i].quick) continue;
         if (!gl_cli_selected(c, "cnn", CONFIGS[i].name)) continue;
         ran[i] = run_config(L, i, &res[i]);
     }
-    printf("\n== cnn: ms per call (median), GFLOP/s of the fastest of ours, and speedups (the seed: RTX 3060)\n");
-    printf("%-9s %5s %5s %3s %5s %9s %9s %9s %9s %9s %8s %8s %6s  %s\n", "config", "N", "H", "R", "C", "cpu",
-           "split", "fused", "ours", "cudnn", "ours/cud", "fus/spl", "%peak", "cuDNN algorithm");
+    print_every_variant(res, ran);
+    const int cudnn = cnn_variant_find("cudnn");
+    printf("\n== cnn: ours = the fastest FP32 rung of the ladder, against cuDNN FP32 (the seed: RTX 3060)\n");
+    printf("%-9s %5s %5s %3s %5s %9s %9s %-16s %9s %8s %6s  %s\n", "config", "N", "H", "R", "C", "cpu", "ours",
+           "(rung)", "cudnn", "ours/cud", "%peak", "cuDNN algorithm");
     double log_sum = 0;
     int n_geo = 0, faster = 0;
     for (int i = 0; i < N_CONFIGS; i++) {
@@ -291,11 +436,11 @@ void cnn_run(gl_lab *L)
         const config_result *r = &res[i];
         const cnn_config *cf = &CONFIGS[i];
         cnn_shape s = {cf->N, cf->C, cf->H, cf->H, cf->M, cf->R, cf->R, 0, 0, 1, 1, 1, 1, 1};
-        double speed = r->ms[CNN_CUDNN] / r->ms[CNN_OURS];
-        printf("%-9s %5d %5d %3d %5d %9.3f %9.4f %9.4f %9.4f %9.4f %7.2fx %7.2fx %5.1f%%  %s\n", cf->name, cf->N,
-               cf->H, cf->R, cf->C, r->ms[CNN_VARIANTS], r->ms[CNN_SPLIT], r->ms[CNN_FUSED], r->ms[CNN_OURS],
-               r->ms[CNN_CUDNN], speed, r->ms[CNN_SPLIT] / r->ms[CNN_FUSED],
-               100.0 * cnn_flops(&s) / (r->ms[CNN_OURS] * 1e6) / peak, r->algo);
+        const int b = best_fp32_rung(r);
+        const double ours = b >= 0 ? r->ms[b] : NAN, lib = cudnn >= 0 ? r->ms[cudnn] : NAN, speed = lib / ours;
+        printf("%-9s %5d %5d %3d %5d %9.3f %9.4f %-16s %9.4f %7.2fx %5.1f%%  %s\n", cf->name, cf->N, cf->H, cf->R,
+               cf->C, r->cpu_ms, ours, b >= 0 ? cnn_variant_at(b)->name : "-", lib, speed,
+               100.0 * cnn_flops(&s) / (ours * 1e6) / peak, r->algo);
         if (!isnan(speed) && cf->seed10) { /* the seed's ten configurations */
             log_sum += log(speed);
             n_geo++;
@@ -311,5 +456,6 @@ void cnn_run(gl_lab *L)
     if (n_geo)
         printf("ours against cuDNN over the seed's configurations: geometric mean %.2fx, faster on %d of %d\n",
                exp(log_sum / n_geo), faster, n_geo);
-    cnn_cudnn_release();
+    for (int v = 0; v < cnn_variant_count(); v++)
+        if (cnn_variant_at(v)->peer) cnn_variant_at(v)->peer->release();
 }

@@ -1,0 +1,133 @@
+/* cnn_bounds.c - Lab 04, part 2: the error bound of each precision class, derived, never fitted.
+ *
+ * Notation: u the unit roundoff of a format (round to nearest: 2^-p for a p-bit significand; any
+ * rounding direction: 2^(1-p)), gamma_k(u) = k u / (1 - k u) (Higham, Accuracy and Stability of
+ * Numerical Algorithms, 2nd ed., Lemma 3.1): a value that passes through at most k roundings, each
+ * with relative error <= u, is off by at most gamma_k |value|. A sum of terms each of which went
+ * through at most k roundings is off by at most gamma_k times the sum of the terms' magnitudes.
+ *
+ * FP32 (direct): 16 FLT_EPSILON sqrt(K) sum |x w|, the lab's existing bound (float sums in any
+ * order; sqrt(K) rather than K: rounding errors of random data grow like a random walk).
+ *
+ * Winograd F(2x2, 3x3), FP32 (cnn_winograd.cu). Expand y = sum_c A^T [(G g G^T) .* (B^T d B)] A
+ * into single terms: each is (a product of transform entries) x g_rs x d_ij. The entries are 0,
+ * +-1 and +-1/2: their products are exact in binary, so every rounding is one of the additions or
+ * the products along the term's path through the kernels:
+ *   filter transform G g G^T: t = G g has sums of up to 3 terms (2 roundings; the 1/2 is exact),
+ *     then t G^T again (2 more): <= 4
+ *   input transform B^T d B: each stage adds two values (1 rounding each): <= 2
+ *   the product U V and the sum over C channels (fmaf, one rounding each): <= C
+ *   output transform A^T m A: sums of 3 terms per stage, two stages: <= 4
+ * so k = C + 10 and |y - ref| <= gamma_(C+10)(2^-24) * W, where W is the sum of the magnitudes of
+ * the expanded terms: W = sum_c |A^T| (|G| |g| |G^T| .* |B^T| |d| |B|) |A| at the output's place
+ * (cnn_winograd_abs_sums, computed from the same x and w as the reference). W is not a constant
+ * times sum |x w|: the expansion has terms g_rs d_ij that cancel in exact arithmetic but not in
+ * their magnitudes (which is where Winograd's extra error comes from), so no constant factor on the
+ * direct bound holds output by output; W is computed, per output, instead.
+ *
+ * Tensor cores (cnn_tc.cu). x and w are rounded to the input format: x' = x (1 + a), w' = w (1 + b),
+ * |a|, |b| <= u_in, so |x'w' - xw| <= (2 u_in + u_in^2) |x w|. The product x'w' is exact in the
+ * tensor core (11 + 11 or 8 + 8 significant bits fit FP32's 24). The K products are summed in FP32
+ * inside the tensor core and in its FP32 accumulator; tensor cores add with truncation, not round
+ * to nearest (Fasi, Higham, Mikaitis, Pranesh, "Numerical behavior of NVIDIA tensor cores", PeerJ
+ * CS 2021), so each addition errs by at most 2^-23 relative: gamma_K(2^-23) sum |x'w'|, and
+ * sum |x'w'| <= (1 + u_in)^2 sum |x w|. Together:
+ *   |y - ref| <= e = [(2 u_in + u_in^2) + gamma_K(2^-23) (1 + u_in)^2] sum |x w|
+ *   TF32, rounded to nearest (cvt.rna, ours): u_in = 2^-11
+ *   TF32, any rounding (cuDNN does not document whether it rounds or truncates FP32 to TF32;
+ *         tensor cores given FP32 operands ignore the low 13 bits, i.e. truncate): u_in = 2^-10
+ *   BF16 (x, w converted to nearest by cnn_to_bf16): u_in = 2^-8, and y is rounded to BF16 to
+ *         nearest (u_out = 2^-8) from a value within e of ref: |y - ref| <= e + u_out (|ref| + e),
+ *         and |ref| <= sum |x w| (the bound functions see sum |x w| only).
+ * Every bound gets + 1e-30 (an output whose terms are all zero must be exactly zero). */
+#include <math.h>
+#include "cnn_tc.h"
+#include "gl_parallel.h"
+
+static double gamma_k(double k, double u) { return k * u / (1.0 - k * u); }
+
+static double tensor_core_bound(double u_in, const cnn_shape *s, double abs_sum)
+{
+    const double K = (double)s->C * s->R * s->S;
+    return ((2.0 * u_in + u_in * u_in) + gamma_k(K, 0x1p-23) * (1.0 + u_in) * (1.0 + u_in)) * abs_sum + 1e-30;
+}
+
+double cnn_bound_winograd(const cnn_shape *s, double wino_sum)
+{
+    return gamma_k(s->C + 10.0, 0x1p-24) * wino_sum + 1e-30;
+}
+
+double cnn_bound_tf32(const cnn_shape *s, double abs_sum) { return tensor_core_bound(0x1p-11, s, abs_sum); }
+
+double cnn_bound_tf32_any(const cnn_shape *s, double abs_sum) { return tensor_core_bound(0x1p-10, s, abs_sum); }
+
+/* |ref| <= sum |x w|: the output rounding's term u_out (|ref| + e) is bounded by u_out (sum |x w| + e). */
+double cnn_bound_bf16(const cnn_shape *s, double abs_sum)
+{
+    const double e = tensor_core_bound(0x1p-8, s, abs_sum);
+    return e + 0x1p-8 * (abs_sum + e);
+}
+
+/* |G| |g| |G^T| for one 3x3 filter (|G| = [1 0 0; 1/2 1/2 1/2; 1/2 1/2 1/2; 0 0 1]). */
+static void abs_filter_transform(const float *g, double u[4][4])
+{
+    double t[4][3];
+    for (int s = 0; s < 3; s++) {
+        const double a = fabs(g[s]), b = fabs(g[3 + s]), c = fabs(g[6 + s]);
+        t[0][s] = a;
+        t[1][s] = t[2][s] = 0.5 * (a + b + c);
+        t[3][s] = c;
+    }
+    for (int i = 0; i < 4; i++) {
+        u[i][0] = t[i][0];
+        u[i][1] = u[i][2] = 0.5 * (t[i][0] + t[i][1] + t[i][2]);
+        u[i][3] = t[i][2];
+    }
+}
+
+/* |B^T| |d| |B| for one 4x4 input tile (|B^T| = [1 0 1 0; 0 1 1 0; 0 1 1 0; 0 1 0 1]). */
+static void abs_input_transform(const double d[4][4], double v[4][4])
+{
+    double b[4][4];
+    for (int j = 0; j < 4; j++) {
+        b[0][j] = d[0][j] + d[2][j];
+        b[1][j] = b[2][j] = d[1][j] + d[2][j];
+        b[3][j] = d[1][j] + d[3][j];
+    }
+    for (int i = 0; i < 4; i++) {
+        v[i][0] = b[i][0] + b[i][2];
+        v[i][1] = v[i][2] = b[i][1] + b[i][2];
+        v[i][3] = b[i][1] + b[i][3];
+    }
+}
+
+static double one_wino_sum(const float *x, const float *w, const cnn_shape *s, size_t o)
+{
+    static const double AT[2][4] = {{1, 1, 1, 0}, {0, 1, 1, 1}}; /* |A^T| */
+    const size_t hw = (size_t)s->H * s->W;
+    const int ox = (int)(o % s->W), oy = (int)(o / s->W % s->H), m = (int)(o / hw % s->M), n = (int)(o / hw / s->M);
+    const int y0 = oy / 2 * 2 - 1, x0 = ox / 2 * 2 - 1, a = oy % 2, b = ox % 2;
+    double sum = 0;
+    for (int c = 0; c < s->C; c++) {
+        double d[4][4], u[4][4], v[4][4];
+        const float *xc = x + ((size_t)n * s->C + c) * hw;
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) {
+                const int iy = y0 + i, ix = x0 + j;
+                d[i][j] = iy >= 0 && iy < s->H && ix >= 0 && ix < s->W ? fabs(xc[(size_t)iy * s->W + ix]) : 0.0;
+            }
+        abs_filter_transform(w + ((size_t)m * s->C + c) * 9, u);
+        abs_input_transform(d, v);
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) sum += AT[a][i] * AT[b][j] * u[i][j] * v[i][j];
+    }
+    return sum;
+}
+
+void cnn_winograd_abs_sums(const float *x, const float *w, const cnn_shape *s, const size_t *index, size_t n_index,
+                           double *out)
+{
+    const size_t n = index ? n_index : (size_t)s->N * s->M * s->H * s->W;
+    GL_PARALLEL_FOR
+    for (size_t i = 0; i < n; i++) out[i] = one_wino_sum(x, w, s, index ? index[i] : i);
+}

@@ -1,0 +1,52 @@
+/* cnn_tc.h - Lab 04, part 2: the Winograd rung (cnn_winograd.cu), the tensor-core rungs (cnn_tc.cu)
+ * and the error bounds of every precision class (cnn_bounds.c). */
+#ifndef CNN_TC_H
+#define CNN_TC_H
+
+#include "cnn.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* The launchers of the table's rows (cnn_variants.c) that live in these files. */
+/* Winograd F(2x2, 3x3), FP32, 3x3 filters only. The workspace holds the transformed weights and
+ * input tiles: 16 Cp (Mp + Tp) floats (C, M and the tile count padded). */
+int cnn_supports_winograd(const cnn_shape *s);
+size_t cnn_workspace_winograd(const cnn_shape *s, int tile);
+cnn_status cnn_launch_winograd(const cnn_launch_args *a, cudaStream_t st);
+
+/* Tensor cores (mma.sync): need sm_80+ in the GPU and in the build (cnn_supports_tc, which says
+ * once when they are left out). TF32: FP32 x, w, y. BF16: x and w rounded to BF16 into the
+ * workspace, y written as BF16 there and converted back to float for the check (cnn_bf16_in/out,
+ * shared with the cudnn_bf16 row, so both rows pay the same conversions). */
+int cnn_tc_available(void);
+int cnn_supports_tc(const cnn_shape *s);
+cnn_status cnn_launch_tf32_mma(const cnn_launch_args *a, cudaStream_t st);
+size_t cnn_workspace_bf16_mma(const cnn_shape *s, int tile);
+cnn_status cnn_launch_bf16_mma(const cnn_launch_args *a, cudaStream_t st);
+size_t cnn_bf16_bytes(const cnn_shape *s); /* the three BF16 arrays at the start of the workspace */
+void cnn_bf16_in(const cnn_launch_args *a, void **x16, void **w16, void **y16, cudaStream_t st);
+void cnn_bf16_out(const cnn_launch_args *a, const void *y16, cudaStream_t st);
+void cnn_to_bf16(const float *src, void *dst, size_t n, cudaStream_t st);   /* round to nearest even */
+void cnn_from_bf16(const void *src, float *dst, size_t n, cudaStream_t st); /* exact */
+
+/* cnn_cudnn.c: the tensor-op peers (cudnn_tf32, cudnn_bf16; the state is cnn_cudnn_fp32's). */
+extern const cnn_peer_ops cnn_cudnn_tf32, cnn_cudnn_bf16;
+cnn_status cnn_launch_cudnn_bf16(const cnn_launch_args *a, cudaStream_t st);
+
+/* cnn_bounds.c: the derived error bounds (cnn_bound_fn), |y - ref| <= bound, derivations there.
+ * abs_sum: sum |x w| of the output; wino_sum: its Winograd magnitude sum (cnn_winograd_abs_sums). */
+double cnn_bound_winograd(const cnn_shape *s, double wino_sum); /* gamma_(C+10)(2^-24) wino_sum */
+double cnn_bound_tf32(const cnn_shape *s, double abs_sum);      /* x, w rounded to TF32 to nearest */
+double cnn_bound_tf32_any(const cnn_shape *s, double abs_sum);  /* ... in any direction (cuDNN) */
+double cnn_bound_bf16(const cnn_shape *s, double abs_sum);      /* x, w and y rounded to BF16 */
+/* The Winograd magnitude sums of the outputs listed in index (all when index == NULL), on all
+ * cores: sum over c and the 16 products of |A^T| (|G| |g| |G^T| .* |B^T| |d| |B|) |A| at the
+ * output's place in its 2x2 tile. */
+void cnn_winograd_abs_sums(const float *x, const float *w, const cnn_shape *s, const size_t *index, size_t n_index,
+                           double *out);
+#ifdef __cplusplus
+}
+#endif
+
+#endif

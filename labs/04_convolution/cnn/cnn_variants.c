@@ -1,0 +1,103 @@
+/* cnn_variants.c - Lab 04, part 2: the variant table (one row per variant: the BabelStream way),
+ * the precision classes with their error bounds and peaks, and the entry point cnn_forward.
+ * To add a variant: write its launcher (a .cu file), declare it in cnn.h, add its row below. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+#include "cnn.h"
+#include "cnn_tc.h"
+
+/* FP32 inputs, FP32 accumulation, any order of the C R S terms: each rounding is at most
+ * FLT_EPSILON / 2 relative, a sum of K terms in any order grows like sqrt(K) in practice; 16 x
+ * that is the margin (the largest error measured so far was 0.033 of it). */
+static double bound_fp32(const cnn_shape *s, double abs_sum)
+{
+    return 16.0 * FLT_EPSILON * sqrt((double)s->C * s->R * s->S) * abs_sum + 1e-30;
+}
+
+/* Per SM per clock, dense, from NVIDIA's H100 SXM5 figures (H100 Tensor Core GPU Architecture
+ * whitepaper and datasheet): 494.7 TFLOP/s TF32 and 989.4 TFLOP/s BF16/FP16 at the 1830 MHz boost
+ * clock with 132 SMs: 494.7e12 / (132 x 1.83e9) = 2048 and 989.4e12 / (132 x 1.83e9) = 4096 FLOP.
+ * They apply to sm_90 only (cnn_peak_flop_per_sm_clock gives NAN elsewhere). The TF32 and BF16
+ * bounds are derived in cnn_bounds.c; FP16 has none yet (its rows would be refused). */
+const cnn_class_info CNN_CLASS[CNN_CLASSES] = {
+    [CNN_FP32] = {"FP32", bound_fp32, "16 FLT_EPSILON sqrt(C R S) sum|x w|", 256, 0},
+    [CNN_TF32] = {"TF32", cnn_bound_tf32,
+                  "(2u + u^2 + gamma_CRS(2^-23) (1 + u)^2) sum|x w|, u = 2^-11 (cuDNN: 2^-10, rounding unknown)",
+                  2048, 9},
+    [CNN_BF16] = {"BF16", cnn_bound_bf16, "e = (2u + u^2 + gamma_CRS(2^-23) (1 + u)^2) sum|x w|, u = 2^-8, "
+                  "+ 2^-8 (sum|x w| + e) for the BF16 y", 4096, 9},
+    [CNN_FP16] = {"FP16", NULL, "(not defined yet)", 4096, 9},
+};
+
+double cnn_peak_flop_per_sm_clock(cnn_class c, int cc_major, int cc_minor)
+{
+    if ((unsigned)c >= CNN_CLASSES) return NAN;
+    if (c == CNN_FP32) /* 2 x the FP32 lanes: 64 per SM on sm_70 / sm_75 / sm_80, 128 on sm_86 and later */
+        return cc_major < 8 || (cc_major == 8 && cc_minor == 0) ? 128 : 256;
+    if (CNN_CLASS[c].peak_cc_major && (cc_major != CNN_CLASS[c].peak_cc_major || cc_minor != 0)) return NAN;
+    return CNN_CLASS[c].flop_per_sm_clock;
+}
+
+static const char *tile_name_none(int tile)
+{
+    (void)tile;
+    return "-";
+}
+
+/* The table. Peers first: their time per class is the ratio column's base. */
+static const cnn_variant_row ROWS[] = {
+    {"cudnn", "the library bar: cuDNN FP32, FMA math (no TF32), fastest algorithm within the bound", CNN_FP32,
+     CNN_ROLE_PEER, cnn_launch_cudnn, NULL, NULL, NULL, 1, tile_name_none, &cnn_cudnn_fp32, NULL},
+    {"split", "the seed: per-tap partial maps through DRAM, then a second kernel sums them", CNN_FP32,
+     CNN_ROLE_SEED, cnn_launch_split, cnn_workspace_split, NULL, NULL, 1, tile_name_none, NULL, NULL},
+    {"fused", "the seed: the sum over channels and taps in one register, no partial maps", CNN_FP32,
+     CNN_ROLE_SEED, cnn_launch_fused, NULL, NULL, NULL, 1, tile_name_none, NULL, NULL},
+    {"ours1_64x64", "implicit GEMM, 64x64 block tiles, 4x4 outputs per thread, split-K with atomics", CNN_FP32,
+     CNN_ROLE_OURS, cnn_launch_ours1, NULL, NULL, NULL, 1, tile_name_none, NULL, NULL},
+    {"ours_wino2x2", "Winograd F(2x2,3x3): 16 batched GEMMs on transformed tiles, 2.25x fewer multiplications",
+     CNN_FP32, CNN_ROLE_OURS, cnn_launch_winograd, cnn_workspace_winograd, cnn_supports_winograd,
+     cnn_bound_winograd, 1, tile_name_none, NULL, cnn_winograd_abs_sums},
+    {"cudnn_tf32", "the library bar on tensor cores: cuDNN, FP32 tensors, CUDNN_TENSOR_OP_MATH (TF32)", CNN_TF32,
+     CNN_ROLE_PEER, cnn_launch_cudnn, NULL, NULL, cnn_bound_tf32_any, 1, tile_name_none, &cnn_cudnn_tf32, NULL},
+    {"ours_tf32_mma", "implicit GEMM on tensor cores: mma.sync m16n8k8 TF32 (x, w rounded in-kernel)", CNN_TF32,
+     CNN_ROLE_OURS, cnn_launch_tf32_mma, NULL, cnn_supports_tc, NULL, 1, tile_name_none, NULL, NULL},
+    {"cudnn_bf16", "cuDNN with BF16 x, w, y (FP32 compute, tensor-op math); conversions timed with the row",
+     CNN_BF16, CNN_ROLE_PEER, cnn_launch_cudnn_bf16, NULL, NULL, NULL, 1, tile_name_none, &cnn_cudnn_bf16, NULL},
+    {"ours_bf16_mma", "implicit GEMM on tensor cores: mma.sync m16n8k16 BF16, ldmatrix; conversions timed",
+     CNN_BF16, CNN_ROLE_OURS, cnn_launch_bf16_mma, cnn_workspace_bf16_mma, cnn_supports_tc, NULL, 1,
+     tile_name_none, NULL, NULL},
+};
+
+int cnn_variant_count(void) { return (int)(sizeof ROWS / sizeof ROWS[0]); }
+
+const cnn_variant_row *cnn_variant_at(int i) { return i >= 0 && i < cnn_variant_count() ? &ROWS[i] : NULL; }
+
+int cnn_variant_find(const char *name)
+{
+    for (int i = 0; i < cnn_variant_count(); i++)
+        if (!strcmp(ROWS[i].name, name)) return i;
+    return -1;
+}
+
+cnn_bound_fn cnn_variant_bound(const cnn_variant_row *v) { return v->bound ? v->bound : CNN_CLASS[v->cls].bound; }
+
+size_t cnn_workspace_bytes(const cnn_shape *s, int v, int tile)
+{
+    const cnn_variant_row *row = cnn_variant_at(v);
+    return row && row->workspace ? row->workspace(s, tile) : 0;
+}
+
+cnn_status cnn_forward(const float *x, const float *w, float *y, int N, int C, int H, int W, int M, int R, int S,
+                       int pad_h, int pad_w, int stride_h, int stride_w, int dil_h, int dil_w, int groups, int v,
+                       int tile, void *workspace, size_t workspace_bytes, cudaStream_t st)
+{
+    cnn_launch_args a = {x, w, y, {N, C, H, W, M, R, S, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w, groups},
+                         workspace, workspace_bytes, tile};
+    cnn_status status = cnn_check(&a.s);
+    if (status != CNN_OK) return status;
+    const cnn_variant_row *row = cnn_variant_at(v);
+    if (!row || (row->supports && !row->supports(&a.s)) || tile < 0 || tile >= row->tiles) return CNN_ERR_VARIANT;
+    if (workspace_bytes < cnn_workspace_bytes(&a.s, v, tile)) return CNN_ERR_SHAPE;
+    return row->launch(&a, st);
+}
