@@ -121,6 +121,14 @@ size_t cnn_workspace_split(const cnn_shape *s, int tile);
 cnn_status cnn_launch_fused(const cnn_launch_args *a, cudaStream_t st);
 cnn_status cnn_launch_ours1(const cnn_launch_args *a, cudaStream_t st);
 cnn_status cnn_launch_cudnn(const cnn_launch_args *a, cudaStream_t st);
+cnn_status cnn_launch_ours2(const cnn_launch_args *a, cudaStream_t st);
+cnn_status cnn_launch_ours3(const cnn_launch_args *a, cudaStream_t st);
+cnn_status cnn_launch_ours4(const cnn_launch_args *a, cudaStream_t st);
+cnn_status cnn_launch_ours5(const cnn_launch_args *a, cudaStream_t st);
+#define CNN_OURS6_TILES 5 /* the tile shapes ours6_tuned chooses from (cnn_ladder.cu) */
+cnn_status cnn_launch_ours6(const cnn_launch_args *a, cudaStream_t st);
+size_t cnn_workspace_ours6(const cnn_shape *s, int tile);
+const char *cnn_tile_name_ours6(int tile);
 
 /* cnn_cudnn.c: cuDNN FP32 with CUDNN_FMA_MATH (no TF32), as the peer row `cudnn` (cnn_cudnn_fp32).
  * prepare sets up the shape and collects every algorithm cudnnFindConvolutionForwardAlgorithm ran

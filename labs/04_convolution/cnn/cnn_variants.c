@@ -52,6 +52,17 @@ static const cnn_variant_row ROWS[] = {
      CNN_ROLE_SEED, cnn_launch_fused, NULL, NULL, NULL, 1, tile_name_none, NULL},
     {"ours1_64x64", "implicit GEMM, 64x64 block tiles, 4x4 outputs per thread, split-K with atomics", CNN_FP32,
      CNN_ROLE_OURS, cnn_launch_ours1, NULL, NULL, NULL, 1, tile_name_none, NULL},
+    {"ours2_128x128", "128x128 block tiles, 8x8 outputs per thread: 64 FFMA per 16 shared reads", CNN_FP32,
+     CNN_ROLE_OURS, cnn_launch_ours2, NULL, NULL, NULL, 1, tile_name_none, NULL},
+    {"ours3_float4", "the shared tiles read as float4, laid out so a quarter-warp reads 128 bytes: no bank conflicts",
+     CNN_FP32, CNN_ROLE_OURS, cnn_launch_ours3, NULL, NULL, NULL, 1, tile_name_none, NULL},
+    {"ours4_cp_async", "double-buffered shared memory fed by cp.async (sm_80+): the next slice lands during the "
+     "multiply", CNN_FP32, CNN_ROLE_OURS, cnn_launch_ours4, NULL, NULL, NULL, 1, tile_name_none, NULL},
+    {"ours5_warp_tile", "each warp owns a 64x32 sub-tile: a third fewer distinct shared bytes per warp", CNN_FP32,
+     CNN_ROLE_OURS, cnn_launch_ours5, NULL, NULL, NULL, 1, tile_name_none, NULL},
+    {"ours6_tuned", "the tile shape per layer and split-K where it pays (workspace + reduce, no atomics), autotuned",
+     CNN_FP32, CNN_ROLE_OURS, cnn_launch_ours6, cnn_workspace_ours6, NULL, NULL, CNN_OURS6_TILES,
+     cnn_tile_name_ours6, NULL},
 };
 
 int cnn_variant_count(void) { return (int)(sizeof ROWS / sizeof ROWS[0]); }
