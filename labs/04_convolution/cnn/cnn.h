@@ -114,6 +114,7 @@ cnn_status cnn_forward(const float *x, const float *w, float *y, int N, int C, i
 size_t cnn_workspace_bytes(const cnn_shape *s, int v, int tile);
 
 int cnn_sms(void); /* the current device's SM count (cached) */
+double cnn_sm_clock_mhz(cudaStream_t st); /* the SM clock measured now (common/gl_clock.cuh), MHz */
 
 /* The launchers of the table's rows (cnn.cu, cnn_ladder.cu, cnn_cudnn.c). */
 cnn_status cnn_launch_split(const cnn_launch_args *a, cudaStream_t st);
