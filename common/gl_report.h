@@ -20,7 +20,7 @@
     "segments_per_request,expected_segments_per_request,warp_exec_efficiency,achieved_occupancy,"  \
     "theoretical_occupancy,sm_efficiency,expected_warp_exec_efficiency,divergent_branch_fraction,"   \
     "threads_per_block,blocks,registers_per_thread,smem_per_block,blocks_per_sm,api_blocks_per_sm,"    \
-    "smsp_efficiency,gflops,max_abs_error,max_error_over_bound,checked,sms"
+    "smsp_efficiency,gflops,max_abs_error,max_error_over_bound,checked,sms,intensity,pct_of_peak"
 
 typedef struct {
     const char *experiment, *variant;
@@ -44,6 +44,8 @@ typedef struct {
     double max_abs_error, max_error_over_bound;
     long long checked; /* outputs compared with the CPU reference */
     int sms;           /* the SMs the row ran on (--sms, or a sweep's green context); 0: not recorded */
+    /* the roofline (lab 04 cnn): FLOP per byte of the least traffic, and gflops / the peak in % */
+    double intensity, pct_of_peak;
 } gl_row;
 
 static inline gl_row gl_row_new(const char *experiment, const char *variant, long long size)
@@ -63,7 +65,7 @@ static inline gl_row gl_row_new(const char *experiment, const char *variant, lon
                             &r.expected_warp_exec_efficiency, &r.divergent_branch_fraction,
                             &r.threads_per_block, &r.blocks, &r.registers_per_thread, &r.smem_per_block,
                             &r.blocks_per_sm, &r.api_blocks_per_sm, &r.smsp_efficiency, &r.gflops,
-                            &r.max_abs_error, &r.max_error_over_bound};
+                            &r.max_abs_error, &r.max_error_over_bound, &r.intensity, &r.pct_of_peak};
     for (size_t i = 0; i < sizeof nan_fields / sizeof nan_fields[0]; i++) *nan_fields[i] = NAN;
     return r;
 }
@@ -265,8 +267,11 @@ static inline void gl_report_row(gl_report *r, const gl_row *x)
                            x->max_abs_error, x->max_error_over_bound};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) gl_csv_num(f, nums[i]);
     fprintf(f, ",%lld", x->checked);
-    if (x->sms > 0) fprintf(f, ",%d\n", x->sms);
-    else fputs(",\n", f);
+    if (x->sms > 0) fprintf(f, ",%d", x->sms);
+    else fputs(",", f);
+    gl_csv_num(f, x->intensity);
+    gl_csv_num(f, x->pct_of_peak);
+    fputc('\n', f);
     gl_report_check_write(r, fflush(f) != 0);
 }
 

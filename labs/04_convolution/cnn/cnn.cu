@@ -11,6 +11,7 @@
  * The higher rungs of the ours ladder are in cnn_ladder.cu. */
 #include "cnn.h"
 #include "gl_check.h"
+#include "gl_clock.cuh"
 
 #define THREADS 256
 
@@ -189,6 +190,11 @@ extern "C" int cnn_sms(void)
         GL_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
     }
     return n;
+}
+
+extern "C" double cnn_sm_clock_mhz(cudaStream_t st)
+{
+    return gl_measure_sm_clock_mhz(cnn_sms(), st);
 }
 
 extern "C" size_t cnn_workspace_split(const cnn_shape *s, int tile)

@@ -121,6 +121,7 @@ cnn_status cnn_forward(const float *x, const float *w, float *y, int N, int C, i
 size_t cnn_workspace_bytes(const cnn_shape *s, int v, int tile);
 
 int cnn_sms(void); /* the current device's SM count (cached) */
+double cnn_sm_clock_mhz(cudaStream_t st); /* the SM clock measured now (common/gl_clock.cuh), MHz */
 
 /* The launchers of the table's rows (cnn.cu, cnn_ladder.cu, cnn_cudnn.c). */
 cnn_status cnn_launch_split(const cnn_launch_args *a, cudaStream_t st);
@@ -128,6 +129,14 @@ size_t cnn_workspace_split(const cnn_shape *s, int tile);
 cnn_status cnn_launch_fused(const cnn_launch_args *a, cudaStream_t st);
 cnn_status cnn_launch_ours1(const cnn_launch_args *a, cudaStream_t st);
 cnn_status cnn_launch_cudnn(const cnn_launch_args *a, cudaStream_t st);
+cnn_status cnn_launch_ours2(const cnn_launch_args *a, cudaStream_t st);
+cnn_status cnn_launch_ours3(const cnn_launch_args *a, cudaStream_t st);
+cnn_status cnn_launch_ours4(const cnn_launch_args *a, cudaStream_t st);
+cnn_status cnn_launch_ours5(const cnn_launch_args *a, cudaStream_t st);
+#define CNN_OURS6_TILES 5 /* the tile shapes ours6_tuned chooses from (cnn_ladder.cu) */
+cnn_status cnn_launch_ours6(const cnn_launch_args *a, cudaStream_t st);
+size_t cnn_workspace_ours6(const cnn_shape *s, int tile);
+const char *cnn_tile_name_ours6(int tile);
 
 /* cnn_cudnn.c: cuDNN FP32 with CUDNN_FMA_MATH (no TF32), as the peer row `cudnn` (cnn_cudnn_fp32).
  * prepare sets up the shape and collects every algorithm cudnnFindConvolutionForwardAlgorithm ran

@@ -52,6 +52,10 @@ int cnn_config_count(void) { return N_CONFIGS; }
 
 #define MAX_VARIANTS 48
 
+/* The roofs of this run (GFLOP/s per class, NAN where unknown), from the SM clock measured at the
+ * start of the experiment; the memory roof is the lab's copy_gbs (its cudaMemcpy D2D). */
+static double g_peak[CNN_CLASSES];
+
 typedef struct {
     const float *x, *w;
     float *y;
@@ -297,6 +301,9 @@ static void run_variant(gl_lab *L, int ci, int vi, cnn_job base, size_t ny, cons
     /* x, w and y are taken already: the workspace must fit in what is left (gl_lab_fits prints the skip) */
     if (ws_bytes && !gl_lab_fits(L, (double)ws_bytes, "cnn", variant, (long long)ny)) return;
     job.ws = ws_bytes ? gl_device_alloc(ws_bytes, "workspace") : NULL;
+    /* zeroed once, outside any timing: cuDNN's BF16 engine reads workspace bytes it never wrote
+     * (compute-sanitizer initcheck on its nhwcToNchwKernel, cuDNN 9.14), harmless but reported */
+    if (job.ws) GL_CHECK(cudaMemset(job.ws, 0, ws_bytes));
     snprintf(what, sizeof what, "cnn/%s", variant);
     gl_row row = gl_row_new("cnn", variant, (long long)ny);
     row.param = ci;
@@ -316,6 +323,8 @@ static void run_variant(gl_lab *L, int ci, int vi, cnn_job base, size_t ny, cons
     }
     check_outputs(job.y, ny, ref, bound, what, &row, 1);
     row.gflops = cnn_flops(s) / (row.median_ms * 1e6);
+    row.intensity = cnn_flops(s) / cnn_min_bytes(s);
+    row.pct_of_peak = 100.0 * row.gflops / g_peak[v->cls];
     res->ms[vi] = row.median_ms;
     res->tile[vi] = job.tile;
     /* the ratio's base: the first peer of the same class (NaN without one) */
@@ -396,6 +405,37 @@ static void print_every_variant(const config_result *res, const int *ran)
     }
 }
 
+/* The roofs: the FP32 peak from the nominal and from the measured SM clock, the tensor-core
+ * peaks (sm_90 only, else NA), the memory roof (copy_gbs, the run's memcpy), printed and written
+ * to the CSV as '# cnn_...' lines before the first cnn row. Returns the FP32 peak (measured). */
+static double write_roofs(gl_lab *L)
+{
+    const gl_device_info *d = &L->dev;
+    const double measured = cnn_sm_clock_mhz(L->timer.stream);
+    char lines[CNN_CLASSES + 3][160];
+    int k = 0;
+    const double fp32 = cnn_peak_flop_per_sm_clock(CNN_FP32, d->cc_major, d->cc_minor);
+    snprintf(lines[k++], sizeof lines[0], "cnn_sm_clock_mhz_nominal=%d", d->sm_clock_mhz);
+    snprintf(lines[k++], sizeof lines[0], "cnn_sm_clock_mhz_measured=%.0f", measured);
+    snprintf(lines[k++], sizeof lines[0], "cnn_peak_fp32_nominal_gflops=%.0f", d->sms * fp32 * d->sm_clock_mhz / 1e3);
+    for (int c = 0; c < CNN_CLASSES; c++) {
+        g_peak[c] = d->sms * cnn_peak_flop_per_sm_clock((cnn_class)c, d->cc_major, d->cc_minor) * measured / 1e3;
+        if (isnan(g_peak[c])) snprintf(lines[k++], sizeof lines[0], "cnn_peak_%s_gflops=NA", CNN_CLASS[c].name);
+        else snprintf(lines[k++], sizeof lines[0], "cnn_peak_%s_gflops=%.0f", CNN_CLASS[c].name, g_peak[c]);
+    }
+    printf("cnn roofs: FP32 peak %d SMs x %.0f FLOP per clock x the SM clock; SM clock %d MHz nominal, %.0f MHz measured (clock64 over %%globaltimer, 1 ms); memory roof "
+           "%.1f GB/s (this run's cudaMemcpy D2D); tensor-core peaks: NVIDIA's H100 SXM figures per SM per clock, "
+           "sm_90 only\n", d->sms, fp32, d->sm_clock_mhz, measured, L->report.copy_gbs);
+    for (int i = 0; i < k; i++) {
+        printf("  %s\n", lines[i]);
+        for (char *p = lines[i]; *p; p++) /* lower case keys in the CSV */
+            if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
+        if (L->report.csv) fprintf(L->report.csv, "# %s\n", lines[i]);
+    }
+    if (L->report.csv) gl_report_check_write(&L->report, 0);
+    return g_peak[CNN_FP32];
+}
+
 void cnn_run(gl_lab *L)
 {
     gl_cli *c = &L->cli;
@@ -410,10 +450,9 @@ void cnn_run(gl_lab *L)
         fprintf(stderr, "cnn: %d variants in the table, at most %d\n", cnn_variant_count(), MAX_VARIANTS);
         exit(GL_EXIT_FAIL);
     }
-    double peak = (double)L->dev.sms * 128 * 2 * L->dev.sm_clock_mhz / 1e3; /* GFLOP/s */
-    gl_lab_heading("cnn", "NCHW float, stride 1, same padding; FP32 FFMA only (cuDNN with CUDNN_FMA_MATH); "
-                          "FP32 peak %d SMs x 128 lanes x 2 x %d MHz = %.0f GFLOP/s; cuDNN %s",
-                   L->dev.sms, L->dev.sm_clock_mhz, peak, cnn_cudnn_version());
+    gl_lab_heading("cnn", "NCHW float, stride 1, same padding; FP32 FFMA only (cuDNN with CUDNN_FMA_MATH); cuDNN %s",
+                   cnn_cudnn_version());
+    const double peak = write_roofs(L);
     if (cnn_cudnn_available() && !peers_usable(L))
         printf("note: cuDNN left out on %d of %d SMs (a green context): its outputs were NaN there (H100 and H200, "
                "driver 580, T4A); run without --sms for the cuDNN rows\n", L->dev.sms, L->dev.sms_device);
