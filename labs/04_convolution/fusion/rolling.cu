@@ -199,6 +199,131 @@ static __device__ __forceinline__ prow stage_sobel(const prow &a, const prow &b,
     return o;
 }
 
+/* ---------------------------------------------------------------- the instruction budget (issue 20)
+ * On sm_90 the ALU pipe issues half as many instructions a clock as the SM (64 of 128 thread-
+ * instructions); the rungs above spend most of theirs on it (median: 4 VIMNMX per median of three).
+ * The rungs below: 3-input min / max (VIMNMX3.U16x2, DPX) for every min or max of three, the middle
+ * of three as the sum minus both (adds, which the compiler may issue to the FMA pipe as IMAD.IADD),
+ * and fewer passes over the pixels. Below sm_90 the same code runs on __vminu2 / __vmaxu2. */
+static __device__ __forceinline__ unsigned min3u2(unsigned a, unsigned b, unsigned c)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    return __vimin3_u16x2(a, b, c);
+#else
+    return __vminu2(__vminu2(a, b), c);
+#endif
+}
+
+static __device__ __forceinline__ unsigned max3u2(unsigned a, unsigned b, unsigned c)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    return __vimax3_u16x2(a, b, c);
+#else
+    return __vmaxu2(__vmaxu2(a, b), c);
+#endif
+}
+
+/* a * 1 + b with a 1 that the compiler cannot see (blockDim.x / BK_THREADS: every rolling kernel
+ * runs BK_THREADS threads a block): an IMAD, issued to the FMA pipe, where a + b would be an IADD3
+ * on the ALU pipe, the one the median fills. b - a the same with a -1 of its own (-blockDim.x >> 5
+ * as a signed shift), which keeps the compiler from gathering the subtrahends into one IADD3. */
+static_assert(BK_THREADS == 32, "sub_fma's -1 is -blockDim.x >> 5");
+static __device__ __forceinline__ unsigned add_fma(unsigned a, unsigned b) { return a * (blockDim.x / BK_THREADS) + b; }
+static __device__ __forceinline__ unsigned sub_fma(unsigned b, unsigned a)
+{
+    return a * (unsigned)(-(int)blockDim.x >> 5) + b;
+}
+
+/* The middle of three 16-bit halves: the sum minus the smallest and the largest, four IMADs. The sum
+ * may carry out of a half on the way; the result of each half (0..65535) is exact, since 32-bit
+ * adds are exact modulo 2^32. */
+static __device__ __forceinline__ unsigned mid3u2(unsigned a, unsigned b, unsigned c)
+{
+    return sub_fma(sub_fma(add_fma(add_fma(a, b), c), min3u2(a, b, c)), max3u2(a, b, c));
+}
+
+/* Lesson (median, the budget rung): the column sorts of stage_median, with min3 / max3 (one DPX
+ * instruction each) and the middle of three as a sum (mid3u2), for the column sort, the median of
+ * the medians and the final median alike: 8 min / max and 6 three-operand adds per pair of pixels,
+ * where stage_median spends 12 min / max (4 per med3) and 2 adds. Any 16-bit values: the fused
+ * rung feeds it the gauss sums scaled by 16. */
+static __device__ __forceinline__ prow stage_median_dpx(const prow &a, const prow &b, const prow &c, const int np)
+{
+    prow lo, mi, hi, o;
+#pragma unroll
+    for (int j = 0; j < np; j++) {
+        lo.p[j] = min3u2(a.p[j], b.p[j], c.p[j]);
+        hi.p[j] = max3u2(a.p[j], b.p[j], c.p[j]);
+        mi.p[j] = sub_fma(sub_fma(add_fma(add_fma(a.p[j], b.p[j]), c.p[j]), lo.p[j]), hi.p[j]);
+    }
+    const prow lo_l = pairs_left(lo, np), lo_r = pairs_right(lo, np);
+    const prow mi_l = pairs_left(mi, np), mi_r = pairs_right(mi, np);
+    const prow hi_l = pairs_left(hi, np), hi_r = pairs_right(hi, np);
+#pragma unroll
+    for (int j = 0; j < np; j++) {
+        const unsigned big_lo = max3u2(lo_l.p[j], lo.p[j], lo_r.p[j]);
+        const unsigned small_hi = min3u2(hi_l.p[j], hi.p[j], hi_r.p[j]);
+        o.p[j] = mid3u2(big_lo, mid3u2(mi_l.p[j], mi.p[j], mi_r.p[j]), small_hi);
+    }
+    return o;
+}
+
+/* Lesson (gauss, scaled): the sum 16 (l + 2 v + r) + 128 <= 65408 is kept whole in its 16 bits, and
+ * the gauss pixel, (sum + 8) >> 4, is its high byte. The median commutes with that floor (a median
+ * of nine is one of the nine, and x -> x >> 8 keeps their order), so the median runs on the sums
+ * and one byte permute afterwards (stage_median_x16) replaces a shift and a mask per pair here. */
+static __device__ __forceinline__ prow stage_gauss_x16(const prow &a, const prow &b, const prow &c, const int np)
+{
+    prow v, o;
+#pragma unroll
+    for (int j = 0; j < np; j++) v.p[j] = a.p[j] + 2 * b.p[j] + c.p[j]; /* <= 1020 per half */
+    const prow l = pairs_left(v, np), r = pairs_right(v, np);
+#pragma unroll
+    for (int j = 0; j < np; j++) o.p[j] = (l.p[j] + r.p[j] + 2 * v.p[j]) * 16 + 0x00800080u;
+    return o;
+}
+
+/* The median of the scaled gauss sums, and their high bytes: bytes 1 and 3 into bytes 0 and 2. */
+static __device__ __forceinline__ prow stage_median_x16(const prow &a, const prow &b, const prow &c, const int np)
+{
+    prow o = stage_median_dpx(a, b, c, np);
+#pragma unroll
+    for (int j = 0; j < np; j++) o.p[j] = __byte_perm(o.p[j], 0, 0x4341);
+    return o;
+}
+
+/* Lesson (sobel, diagonal): |gx| + |gy| = max(|gx + gy|, |gx - gy|), and with x1 = b + c, x2 = a + b
+ * and d = c - a per column (rows a, b, c top to bottom), gx + gy = 2 (x1 right - x2 left + d) and
+ * gx - gy = 2 (x2 right - x1 left - d): the magnitude is max(|P|, |Q|) >> 1 of two diagonal sums.
+ * With dd = 1024 + d and ee = 1024 - d every half stays positive: A, B = 1024 +- P and C, D =
+ * 1024 +- Q are one three-operand add each, and min(max(A, B, C, D), 1535) >> 1 is 512 + the
+ * clamped result, whose low byte row_store takes (sobel is the last stage; the high half's bit 0
+ * lands in bit 15, which no store reads). */
+static __device__ __forceinline__ prow stage_sobel_diag(const prow &a, const prow &b, const prow &c, const int np)
+{
+    prow x1, x2, dd, ee, o;
+#pragma unroll
+    for (int j = 0; j < np; j++) {
+        x1.p[j] = b.p[j] + c.p[j];
+        x2.p[j] = a.p[j] + b.p[j];
+        dd.p[j] = c.p[j] + 0x04000400u - a.p[j]; /* 769..1279 per half */
+        ee.p[j] = a.p[j] + 0x04000400u - c.p[j];
+    }
+    const prow x1_l = pairs_left(x1, np), x1_r = pairs_right(x1, np);
+    const prow x2_l = pairs_left(x2, np), x2_r = pairs_right(x2, np);
+#pragma unroll
+    for (int j = 0; j < np; j++) {
+        const unsigned pa = x1_r.p[j] + dd.p[j] - x2_l.p[j], pb = x2_l.p[j] + ee.p[j] - x1_r.p[j];
+        const unsigned qc = x2_r.p[j] + ee.p[j] - x1_l.p[j], qd = x1_l.p[j] + dd.p[j] - x2_r.p[j];
+        o.p[j] = __vminu2(__vmaxu2(max3u2(pa, pb, qc), qd), 0x05ff05ffu) >> 1;
+    }
+    return o;
+}
+
+/* Stage numbers of rolling_body beyond bk_stage: the budget rungs. The fused budget rung runs
+ * BK_GAUSS_X16, BK_MEDIAN_X16, BK_SOBEL_DIAG (consecutive: first + k); the median rung BK_MEDIAN_DPX. */
+enum { BK_GAUSS_X16 = BK_STAGES, BK_MEDIAN_X16, BK_SOBEL_DIAG, BK_MEDIAN_DPX };
+
 static __device__ __forceinline__ void push(prow (&w)[3], const prow &r)
 {
     w[0] = w[1];
@@ -219,7 +344,11 @@ static __device__ __forceinline__ prow stage_on_ring(const int s, const prow (&w
     const prow &a = w[(n + 1) % 3], &b = w[(n + 2) % 3], &c = w[n % 3];
     if (s == BK_GAUSS) return stage_gauss(a, b, c, np);
     if (s == BK_MEDIAN) return stage_median(a, b, c, np);
-    return stage_sobel(a, b, c, np);
+    if (s == BK_SOBEL) return stage_sobel(a, b, c, np);
+    if (s == BK_GAUSS_X16) return stage_gauss_x16(a, b, c, np);
+    if (s == BK_MEDIAN_X16) return stage_median_x16(a, b, c, np);
+    if (s == BK_SOBEL_DIAG) return stage_sobel_diag(a, b, c, np);
+    return stage_median_dpx(a, b, c, np);
 }
 
 /* One input row m of an interior strip (rows y0 - nstages .. y0 + rows + nstages - 1, all inside
@@ -353,6 +482,14 @@ static __global__ void BK_BOUNDS bk_kernel_fused(bk_args a) { rolling_body(a, BK
 static __global__ void BK_BOUNDS bk_kernel_fused_w16(bk_args a) { rolling_body(a, BK_GAUSS, 3, 8, BK_ROWS); }
 /* The median ladder's best rung: 16 pixels per lane, 16-byte loads and stores. */
 static __global__ void BK_BOUNDS median_kernel_best(bk_args a) { rolling_body(a, BK_MEDIAN, 1, 8, BK_ROWS); }
+/* Lesson (the budget rungs, issue 20): the same rolling walk with the stages above that fit the
+ * sm_90 instruction budget (22.4 instructions per pixel in all and 11.2 on the ALU at the H100's
+ * memcpy speed; H200: 15.9 / 7.9). fused_dpx: gauss_x16 -> median_x16 -> sobel_diag, 8 pixels per
+ * lane. median dpx: stage_median_dpx alone, 16 pixels per lane.
+ * Static SASS count (ptxas, sm_90, CUDA 13; the steady loop of an interior strip, not a timing):
+ * see the rung table in README.md (fusion_dpx and median dpx rows). */
+static __global__ void BK_BOUNDS bk_kernel_fused_dpx(bk_args a) { rolling_body(a, BK_GAUSS_X16, 3, 4, BK_ROWS); }
+static __global__ void BK_BOUNDS median_kernel_dpx(bk_args a) { rolling_body(a, BK_MEDIAN_DPX, 1, 8, BK_ROWS); }
 
 static dim3 rolling_grid(const bk_args *a, int np)
 {
@@ -367,16 +504,18 @@ void launch_bk_stage(bk_stage s, const bk_args *a, cudaStream_t st)
     GL_CHECK_LAUNCH();
 }
 
-void launch_bk_fused(const bk_args *a, int wide, cudaStream_t st)
+void launch_bk_fused(const bk_args *a, bk_fused_kind kind, cudaStream_t st)
 {
-    if (wide) bk_kernel_fused_w16<<<rolling_grid(a, 8), BK_THREADS, 0, st>>>(*a);
+    if (kind == BK_FUSED_W16) bk_kernel_fused_w16<<<rolling_grid(a, 8), BK_THREADS, 0, st>>>(*a);
+    else if (kind == BK_FUSED_DPX) bk_kernel_fused_dpx<<<rolling_grid(a, 4), BK_THREADS, 0, st>>>(*a);
     else bk_kernel_fused<<<rolling_grid(a, 4), BK_THREADS, 0, st>>>(*a);
     GL_CHECK_LAUNCH();
 }
 
-void launch_median_best(const bk_args *a, cudaStream_t st)
+void launch_median_best(const bk_args *a, int dpx, cudaStream_t st)
 {
-    median_kernel_best<<<rolling_grid(a, 8), BK_THREADS, 0, st>>>(*a);
+    if (dpx) median_kernel_dpx<<<rolling_grid(a, 8), BK_THREADS, 0, st>>>(*a);
+    else median_kernel_best<<<rolling_grid(a, 8), BK_THREADS, 0, st>>>(*a);
     GL_CHECK_LAUNCH();
 }
 
