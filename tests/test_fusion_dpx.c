@@ -1,0 +1,116 @@
+/* test_fusion_dpx.c - a CPU emulation of the packed arithmetic of Lab 04's instruction-budget
+ * rungs (fusion/rolling.cu: stage_gauss_x16, stage_median_dpx, stage_median_x16, stage_sobel_diag):
+ * two gray pictures packed as the 16-bit halves of uint32 words, each stage applied with 32-bit
+ * adds (carries between the halves as on the GPU) and per-half min / max, and both halves compared
+ * with the reference (fusion_reference.c) bit for bit, on random, flat and black-and-white pictures
+ * at odd sizes down to 1 x 1. The lanes, shuffles and strips are the rolling kernels' own (unchanged
+ * and checked on the GPU); what this proves is the arithmetic: the scaled gauss, the median through
+ * a floor, the middle of three as a sum, and the biased diagonal sobel. */
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "fusion/fusion.h"
+
+typedef uint32_t u32;
+static u32 half(u32 v, int h) { return h ? v >> 16 : v & 0xffffu; }
+static u32 per_half(u32 a, u32 b, u32 c, int take_max)
+{
+    u32 o = 0;
+    for (int h = 0; h < 2; h++) {
+        u32 x = half(a, h), y = half(b, h), z = half(c, h), m = x;
+        if (take_max ? y > m : y < m) m = y;
+        if (take_max ? z > m : z < m) m = z;
+        o |= m << (16 * h);
+    }
+    return o;
+}
+static u32 min3u2(u32 a, u32 b, u32 c) { return per_half(a, b, c, 0); }
+static u32 max3u2(u32 a, u32 b, u32 c) { return per_half(a, b, c, 1); }
+static u32 mid3u2(u32 a, u32 b, u32 c) { return a + b + c - min3u2(a, b, c) - max3u2(a, b, c); }
+static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+typedef enum { GAUSS_X16, MEDIAN_X16, SOBEL_DIAG, MEDIAN_DPX } emu_stage;
+
+/* One packed pixel of a stage from the clamped 3x3 neighbourhood n[r][k] (row r, column k). */
+static u32 emu_pixel(emu_stage s, u32 n[3][3])
+{
+    u32 col[3][4]; /* per column k: the stage's column quantities */
+    for (int k = 0; k < 3; k++) {
+        u32 a = n[0][k], b = n[1][k], c = n[2][k];
+        if (s == GAUSS_X16) col[k][0] = a + 2 * b + c;
+        if (s == MEDIAN_X16 || s == MEDIAN_DPX) {
+            col[k][0] = min3u2(a, b, c), col[k][2] = max3u2(a, b, c);
+            col[k][1] = a + b + c - col[k][0] - col[k][2];
+        }
+        if (s == SOBEL_DIAG) col[k][0] = b + c, col[k][1] = a + b, col[k][2] = c + 0x04000400u - a, col[k][3] = a + 0x04000400u - c;
+    }
+    if (s == GAUSS_X16) return (col[0][0] + col[2][0] + 2 * col[1][0]) * 16 + 0x00800080u;
+    if (s == SOBEL_DIAG) {
+        const u32 x1l = col[0][0], x1r = col[2][0], x2l = col[0][1], x2r = col[2][1], dd = col[1][2], ee = col[1][3];
+        const u32 pa = x1r + dd - x2l, pb = x2l + ee - x1r, qc = x2r + ee - x1l, qd = x1l + dd - x2r;
+        const u32 m = max3u2(max3u2(pa, pb, qc), qd, qd), c = min3u2(m, 0x05ff05ffu, 0x05ff05ffu) >> 1;
+        return (c & 0xffu) | (c >> 16 & 0xffu) << 16; /* row_store's bytes 0 and 2 */
+    }
+    const u32 m = mid3u2(max3u2(col[0][0], col[1][0], col[2][0]), mid3u2(col[0][1], col[1][1], col[2][1]),
+                         min3u2(col[0][2], col[1][2], col[2][2]));
+    return s == MEDIAN_DPX ? m : (m >> 8 & 0xffu) | (m >> 24 & 0xffu) << 16; /* __byte_perm(m, 0, 0x4341) */
+}
+
+static void emu_stage_run(emu_stage s, const u32 *in, u32 *out, int w, int h)
+{
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            u32 n[3][3];
+            for (int r = 0; r < 3; r++)
+                for (int k = 0; k < 3; k++) n[r][k] = in[(size_t)clampi(y - 1 + r, 0, h - 1) * w + clampi(x - 1 + k, 0, w - 1)];
+            out[(size_t)y * w + x] = emu_pixel(s, n);
+        }
+}
+
+/* Both halves of the packed result against the reference of pictures a (low) and b (high). */
+static void compare(const u32 *got, const uint8_t *ra, const uint8_t *rb, size_t n, const char *what, int w, int h)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) bad += half(got[i], 0) != ra[i] || half(got[i], 1) != rb[i];
+    CHECK(bad == 0, "%s %d x %d: %zu of %zu packed pixels differ", what, w, h, bad, n);
+}
+
+static void run_case(int w, int h, int kind, unsigned seed)
+{
+    const size_t n = (size_t)w * h;
+    uint8_t *a = malloc(n), *b = malloc(n), *t = malloc(n), *ra = malloc(n), *rb = malloc(n);
+    u32 *p = malloc(4 * n), *q = malloc(4 * n);
+    srand(seed);
+    for (size_t i = 0; i < n; i++) {
+        int v = rand(), u = rand();
+        a[i] = (uint8_t)(kind == 0 ? v : kind == 1 ? 255 : (v & 1) * 255);
+        b[i] = (uint8_t)(kind == 0 ? u : kind == 1 ? 0 : (u & 1) * 255);
+    }
+    for (size_t i = 0; i < n; i++) p[i] = a[i] | (u32)b[i] << 16;
+    /* the median rung alone */
+    emu_stage_run(MEDIAN_DPX, p, q, w, h);
+    bk_stage_ref(BK_MEDIAN, a, ra, w, h);
+    bk_stage_ref(BK_MEDIAN, b, rb, w, h);
+    compare(q, ra, rb, n, "median dpx", w, h);
+    /* the fused rung: gauss_x16 -> median_x16 -> sobel_diag */
+    emu_stage_run(GAUSS_X16, p, q, w, h);
+    emu_stage_run(MEDIAN_X16, q, p, w, h);
+    emu_stage_run(SOBEL_DIAG, p, q, w, h);
+    const uint8_t *src[2] = {a, b};
+    uint8_t *dst[2] = {ra, rb};
+    for (int i = 0; i < 2; i++) {
+        bk_stage_ref(BK_GAUSS, src[i], dst[i], w, h);
+        bk_stage_ref(BK_MEDIAN, dst[i], t, w, h);
+        bk_stage_ref(BK_SOBEL, t, dst[i], w, h);
+    }
+    compare(q, ra, rb, n, "fused dpx", w, h);
+    free(a), free(b), free(t), free(ra), free(rb), free(p), free(q);
+}
+
+int main(void)
+{
+    static const int sizes[][2] = {{1, 1}, {2, 3}, {7, 5}, {61, 7}, {257, 131}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int kind = 0; kind < 3; kind++) run_case(sizes[s][0], sizes[s][1], kind, 17u + (unsigned)(s * 3 + kind));
+    return check_report("test_fusion_dpx");
+}
