@@ -74,7 +74,8 @@ def compare_budget(lab, meta, rows, kernels, opts):
     sms, copy = meta_value(meta, "sms"), meta_value(meta, "copy_gbs")
     if sms is None or copy is None:
         raise PairingError("the lab's CSV has no '# sms=' or '# copy_gbs=' line: the budget needs both")
-    out_rows = [budget_row(row, launches, int(sms), float(copy)) for row, launches in pair_repeated(rows, kernels)]
+    out_rows = [budget_row(row, launches, int(sms), float(copy)) for row, launches in pair_repeated(rows, kernels)
+                if row.get("bytes") or row.get("working_set_bytes")]  # no floor (e2e rows): paired, not budgeted
     print(f"{'experiment':12} {'variant':22} {'size':>10} {'inst/px':>8} {'alu':>6} {'fma':>6} {'heavy':>6} "
           f"{'lsu':>6} {'budget':>7} {'half':>6}  binds")
     for r in out_rows:

@@ -10,7 +10,8 @@ from .common import (LOAD_METRICS, PairingError, Result, number, pair_by_name, p
 
 
 class Lab:
-    def __init__(self, name, exe, metrics, kernels, flags, default_args, keep_row, compare, doc, budget_args=()):
+    def __init__(self, name, exe, metrics, kernels, flags, default_args, keep_row, compare, doc, budget_args=(),
+                 budget_keep=None):
         self.name = name                  # 01_coalescing: the folder in labs/ and in ncu_<name>.csv
         self.exe = exe                    # the executable's name (the lab is detected from it)
         self.metrics = metrics            # ncu --metrics
@@ -21,11 +22,12 @@ class Lab:
         self.compare = compare            # (lab, meta, rows, kernels, opts) -> Result
         self.doc = doc                    # one line for --help
         self.budget_args = budget_args    # the lab's arguments under --budget when none are given
+        self.budget_keep = budget_keep or _counted  # the rows that launch timed kernels under --budget
 
     def budget(self):
         """This lab under --budget: the timed kernels (no count_ twins, no common/ kernels), --once."""
         return Lab(self.name, self.exe, BUDGET_METRICS, "regex:^(?!count_|gl_)", ["--once"], list(self.budget_args),
-                   _counted, compare_budget, "instructions per pixel by pipe against the memory floor's budget")
+                   self.budget_keep, compare_budget, "instructions per pixel by pipe against the memory floor's budget")
 
 
 def _no_ceiling(row):
@@ -34,6 +36,17 @@ def _no_ceiling(row):
 
 def _counted(row):
     return row["requests"] != ""
+
+
+def _lab04_launches(row):
+    """Lab 04's rows that launch kernels: the counted ladder rows, every median rung, and every
+    fusion row but the sequential mode's kernel sum (a row added up from the stage rows, no launch).
+    The e2e rows launch their kernels between copies: they pair, and the budget leaves them out."""
+    if row["experiment"] == "median":
+        return True
+    if row["experiment"] == "fusion":
+        return not row["variant"].endswith("/sequential/kernels")
+    return _counted(row)
 
 
 # ---- Lab 01: requests and sectors per request of every timed kernel ----
@@ -224,7 +237,7 @@ LABS = {lab.name[:2]: lab for lab in (
     Lab("04_convolution", "convolution", LOAD_METRICS, "regex:^count_", ["--quick", "--once"],
         ["--only", "ladder,beyond"], _counted, compare_lab04,
         "requests and sectors/request of every ladder rung's count_ twin, paired by name; fails over the tolerance",
-        ["--only", "median,fusion"]),
+        ["--only", "median,fusion"], _lab04_launches),
     Lab("05_haar", "haar", LOAD_METRICS, "regex:^count_", ["--quick", "--once"], ["--only", "paper,sizes"],
         _counted, compare_lab05,
         "requests and sectors/request of the count_ twins, grouped per row; fails over the tolerance",
