@@ -1,5 +1,6 @@
 /* test_fusion_dpx.c - a CPU emulation of the packed arithmetic of Lab 04's instruction-budget
- * rungs (fusion/rolling.cu: stage_gauss_x16, stage_median_dpx, stage_median_x16, stage_sobel_diag):
+ * rungs (fusion/rolling.cu: stage_gauss_x16, stage_median_dpx, stage_median_x16, stage_sobel_diag,
+ * unpack_dpx and row_store's clean path):
  * two gray pictures packed as the 16-bit halves of uint32 words, each stage applied with 32-bit
  * adds (carries between the halves as on the GPU) and per-half min / max, and both halves compared
  * with the reference (fusion_reference.c) bit for bit, on random, flat and black-and-white pictures
@@ -29,10 +30,39 @@ static u32 max3u2(u32 a, u32 b, u32 c) { return per_half(a, b, c, 1); }
 static u32 mid3u2(u32 a, u32 b, u32 c) { return a + b + c - min3u2(a, b, c) - max3u2(a, b, c); }
 static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
+/* __byte_perm(x, y, s): result byte i is byte (s >> 4 i) & 7 of the pair (x: bytes 0-3, y: 4-7). */
+static u32 byte_perm(u32 x, u32 y, u32 s)
+{
+    const uint64_t xy = x | (uint64_t)y << 32;
+    u32 o = 0;
+    for (int i = 0; i < 4; i++) o |= (u32)(xy >> (8 * ((s >> (4 * i)) & 7)) & 0xffu) << (8 * i);
+    return o;
+}
+
+/* unpack_dpx and the clean row_store for np pixels pairs (4 or 8): random words to halves and back. */
+static void test_unpack_store(int np, unsigned seed)
+{
+    u32 w[4], e[4], o[4], p[8], back[4];
+    srand(seed);
+    for (int k = 0; k < np / 2; k++) w[k] = (u32)rand() << 16 ^ (u32)rand() ^ (u32)rand() << 31;
+    for (int k = 0; k < np / 2; k++) o[k] = byte_perm(w[k], 0, 0x4341), e[k] = o[k] * 0xffffff00u + w[k];
+    int bad = 0;
+    for (int j = 0; j < np; j++) {
+        const u32 *src = j & 1 ? o : e;
+        p[j] = byte_perm(src[j / 4], src[(np + j) / 4], j & 2 ? 0x7632 : 0x5410);
+        bad += p[j] != ((w[j / 4] >> (8 * (j % 4)) & 0xffu) | (w[(np + j) / 4] >> (8 * (j % 4)) & 0xffu) << 16);
+    }
+    for (int k = 0; k < np / 4; k++) {
+        const u32 a = p[4 * k + 1] * 256u + p[4 * k], b = p[4 * k + 3] * 256u + p[4 * k + 2];
+        back[k] = byte_perm(a, b, 0x5410), back[np / 4 + k] = byte_perm(a, b, 0x7632);
+    }
+    CHECK(bad == 0 && !memcmp(back, w, (size_t)np / 2 * 4), "unpack_dpx / clean store, np %d: %d pairs wrong", np, bad);
+}
+
 typedef enum { GAUSS_X16, MEDIAN_X16, SOBEL_DIAG, MEDIAN_DPX } emu_stage;
 
-/* One packed pixel of a stage from the clamped 3x3 neighbourhood n[r][k] (row r, column k). */
-static u32 emu_pixel(emu_stage s, u32 n[3][3])
+/* One packed pixel of a stage from the clamped 3x3 neighbourhood n[r][k] (row r, column k); odd: x is. */
+static u32 emu_pixel(emu_stage s, u32 n[3][3], int odd)
 {
     u32 col[3][4]; /* per column k: the stage's column quantities */
     for (int k = 0; k < 3; k++) {
@@ -48,12 +78,16 @@ static u32 emu_pixel(emu_stage s, u32 n[3][3])
     if (s == SOBEL_DIAG) {
         const u32 x1l = col[0][0], x1r = col[2][0], x2l = col[0][1], x2r = col[2][1], dd = col[1][2], ee = col[1][3];
         const u32 pa = x1r + dd - x2l, pb = x2l + ee - x1r, qc = x2r + ee - x1l, qd = x1l + dd - x2r;
-        const u32 m = max3u2(max3u2(pa, pb, qc), qd, qd), c = min3u2(m, 0x05ff05ffu, 0x05ff05ffu) >> 1;
-        return (c & 0xffu) | (c >> 16 & 0xffu) << 16; /* row_store's bytes 0 and 2 */
+        const u32 m = min3u2(max3u2(max3u2(pa, pb, qc), qd, qd), 0x05ff05ffu, 0x05ff05ffu);
+        return byte_perm(m * 128u + 0xfffe0000u, 0, 0x4341); /* 128 (m - 1024): bytes 1, 3 -> clean halves */
     }
-    const u32 m = mid3u2(max3u2(col[0][0], col[1][0], col[2][0]), mid3u2(col[0][1], col[1][1], col[2][1]),
-                         min3u2(col[0][2], col[1][2], col[2][2]));
-    return s == MEDIAN_DPX ? m : (m >> 8 & 0xffu) | (m >> 24 & 0xffu) << 16; /* __byte_perm(m, 0, 0x4341) */
+    /* the median of the medians as the kernel takes it: columns (x, x + 1) sorted for an even x and
+     * (x - 1, x) for an odd one (the pair two outputs share), then max(min of pair, min(other, max)) */
+    const u32 *near = odd ? &col[0][1] : &col[1][1], *far = odd ? &col[2][1] : &col[0][1];
+    const u32 lo2 = min3u2(near[0], near[4], near[4]), hi2 = max3u2(near[0], near[4], near[4]);
+    const u32 mid_mi = max3u2(lo2, min3u2(*far, hi2, hi2), lo2);
+    const u32 m = mid3u2(max3u2(col[0][0], col[1][0], col[2][0]), mid_mi, min3u2(col[0][2], col[1][2], col[2][2]));
+    return s == MEDIAN_DPX ? m : byte_perm(m, 0, 0x4341);
 }
 
 static void emu_stage_run(emu_stage s, const u32 *in, u32 *out, int w, int h)
@@ -63,7 +97,7 @@ static void emu_stage_run(emu_stage s, const u32 *in, u32 *out, int w, int h)
             u32 n[3][3];
             for (int r = 0; r < 3; r++)
                 for (int k = 0; k < 3; k++) n[r][k] = in[(size_t)clampi(y - 1 + r, 0, h - 1) * w + clampi(x - 1 + k, 0, w - 1)];
-            out[(size_t)y * w + x] = emu_pixel(s, n);
+            out[(size_t)y * w + x] = emu_pixel(s, n, x & 1);
         }
 }
 
@@ -112,5 +146,6 @@ int main(void)
     static const int sizes[][2] = {{1, 1}, {2, 3}, {7, 5}, {61, 7}, {257, 131}};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (int kind = 0; kind < 3; kind++) run_case(sizes[s][0], sizes[s][1], kind, 17u + (unsigned)(s * 3 + kind));
+    for (unsigned seed = 1; seed <= 50; seed++) test_unpack_store(seed & 1 ? 4 : 8, seed);
     return check_report("test_fusion_dpx");
 }

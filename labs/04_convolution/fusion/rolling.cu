@@ -14,10 +14,11 @@
 #define BK_THREADS 32  /* one warp per block of the rolling kernels: the warp's strip then depends on
                           blockIdx only, so the compiler knows every branch on it is warp-uniform */
 #define BK_ROWS 48     /* output rows per warp: a strip of the picture walked top to bottom (a multiple of 3) */
+#define BK_ROWS_DPX 96 /* the budget rungs: the 2 nstages rows that fill the windows, spread over twice the rows */
 #define OUT_LANES 30   /* lanes 1..30 write; lanes 0 and 31 only load the halo columns */
 #define PREFETCH 4     /* rows loaded ahead of the one being computed (edge strips) */
 #define AHEAD 3        /* the same for interior strips: 3, the period of their unrolled loop */
-static_assert(BK_ROWS % 3 == 0, "interior strips run their loop in steps of 3 rows");
+static_assert(BK_ROWS % 3 == 0 && BK_ROWS_DPX % 3 == 0, "interior strips run their loop in steps of 3 rows");
 
 /* 2 np pixels of one row held by one lane, two per register: pixel j (0 <= j < np) in the low 16
  * bits of p[j], pixel np + j in the high 16 bits. Sums of up to 16 pixels fit in 16 bits, and min /
@@ -32,6 +33,23 @@ typedef struct {
 typedef struct {
     unsigned w[4];
 } rawrow;
+
+/* Stage numbers of rolling_body beyond bk_stage: the budget rungs. The fused budget rung runs
+ * BK_GAUSS_X16, BK_MEDIAN_X16, BK_SOBEL_DIAG (consecutive: first + k); the median rung BK_MEDIAN_DPX. */
+enum { BK_GAUSS_X16 = BK_STAGES, BK_MEDIAN_X16, BK_SOBEL_DIAG, BK_MEDIAN_DPX };
+
+/* a * 1 + b (and a * k + b: madd_fma) with a 1 that the compiler cannot see (blockDim.x / BK_THREADS: every rolling kernel
+ * runs BK_THREADS threads a block): an IMAD, issued to the FMA pipe, where a + b would be an IADD3
+ * on the ALU pipe, the one the median fills. b - a the same with a -1 of its own (-blockDim.x >> 5
+ * as a signed shift), which keeps the compiler from gathering the subtrahends into one IADD3. */
+static_assert(BK_THREADS == 32, "sub_fma's -1 is -blockDim.x >> 5");
+static __device__ __forceinline__ unsigned unit_fma() { return blockDim.x / BK_THREADS; }
+static __device__ __forceinline__ unsigned add_fma(unsigned a, unsigned b) { return a * unit_fma() + b; }
+static __device__ __forceinline__ unsigned madd_fma(unsigned a, unsigned k, unsigned b) { return a * (k * unit_fma()) + b; }
+static __device__ __forceinline__ unsigned sub_fma(unsigned b, unsigned a)
+{
+    return a * (unsigned)(-(int)blockDim.x >> 5) + b;
+}
 
 static __device__ __forceinline__ rawrow raw_load(const uint8_t *in, int pitch, int x0, int y, int width, const int np,
                                                 const bool edge)
@@ -49,9 +67,30 @@ static __device__ __forceinline__ rawrow raw_load(const uint8_t *in, int pitch, 
     return r;
 }
 
-/* Bytes j and np + j into the halves of p[j]: byte j % 4 of word j / 4 and of word (np + j) / 4. */
-static __device__ __forceinline__ prow unpack(const rawrow &raw, const int np)
+/* Lesson (unpack, the budget rungs): the odd bytes of each word with one byte permute (O: pixels
+ * 4k + 1 and 4k + 3 in the halves), the even ones as the word minus 256 O (an IMAD, not a mask on
+ * the ALU), then each pair of halves with one byte permute: 1.5 ALU instructions a pair, not 2. */
+static __device__ __forceinline__ prow unpack_dpx(const rawrow &raw, const int np)
 {
+    unsigned e[4], o[4];
+#pragma unroll
+    for (int k = 0; k < np / 2; k++) {
+        o[k] = __byte_perm(raw.w[k], 0, 0x4341);
+        e[k] = madd_fma(o[k], 0xffffff00u, raw.w[k]);
+    }
+    prow r;
+#pragma unroll
+    for (int j = 0; j < np; j++) {
+        const unsigned *src = j & 1 ? o : e; /* pixel j: half (j & 2) / 2 of src[j / 4]; pixel np + j likewise */
+        r.p[j] = __byte_perm(src[j / 4], src[(np + j) / 4], j & 2 ? 0x7632 : 0x5410);
+    }
+    return r;
+}
+
+/* Bytes j and np + j into the halves of p[j]: byte j % 4 of word j / 4 and of word (np + j) / 4. */
+static __device__ __forceinline__ prow unpack(const rawrow &raw, const int np, const int first)
+{
+    if (first >= BK_GAUSS_X16) return unpack_dpx(raw, np);
     prow r;
 #pragma unroll
     for (int j = 0; j < np; j++) {
@@ -61,15 +100,21 @@ static __device__ __forceinline__ prow unpack(const rawrow &raw, const int np)
     return r;
 }
 
-/* Into the padding of the row too (the pitch covers whole vectors): only the caller's x0 < width matters. */
-static __device__ __forceinline__ void row_store(uint8_t *out, int pitch, int x0, int y, const prow &r, const int np)
+/* Into the padding of the row too (the pitch covers whole vectors): only the caller's x0 < width
+ * matters. The budget rungs' last stages leave clean halves (0..255, the rest zero): p + 256 q is
+ * then an IMAD that interleaves two of them, where other rungs permute (all on the ALU). */
+static __device__ __forceinline__ void row_store(uint8_t *out, int pitch, int x0, int y, const prow &r, const int np,
+                                                 const int first)
 {
     uint8_t *dst = out + (size_t)y * pitch + x0;
     unsigned w[4];
 #pragma unroll
     for (int k = 0; k < np / 4; k++) { /* pixels 4k..4k+3 (low halves) and np + 4k.. (high halves) */
-        const unsigned a = __byte_perm(r.p[4 * k], r.p[4 * k + 1], 0x6240);     /* lo0 lo1 hi0 hi1 */
-        const unsigned b = __byte_perm(r.p[4 * k + 2], r.p[4 * k + 3], 0x6240); /* lo2 lo3 hi2 hi3 */
+        const bool clean = first >= BK_GAUSS_X16;
+        const unsigned a = clean ? madd_fma(r.p[4 * k + 1], 256, r.p[4 * k])                /* lo0 lo1 hi0 hi1 */
+                                 : __byte_perm(r.p[4 * k], r.p[4 * k + 1], 0x6240);
+        const unsigned b = clean ? madd_fma(r.p[4 * k + 3], 256, r.p[4 * k + 2])            /* lo2 lo3 hi2 hi3 */
+                                 : __byte_perm(r.p[4 * k + 2], r.p[4 * k + 3], 0x6240);
         w[k] = __byte_perm(a, b, 0x5410);
         w[np / 4 + k] = __byte_perm(a, b, 0x7632);
     }
@@ -201,38 +246,21 @@ static __device__ __forceinline__ prow stage_sobel(const prow &a, const prow &b,
 
 /* ---------------------------------------------------------------- the instruction budget (issue 20)
  * On sm_90 the ALU pipe issues half as many instructions a clock as the SM (64 of 128 thread-
- * instructions); the rungs above spend most of theirs on it (median: 4 VIMNMX per median of three).
- * The rungs below: 3-input min / max (VIMNMX3.U16x2, DPX) for every min or max of three, the middle
- * of three as the sum minus both (adds, which the compiler may issue to the FMA pipe as IMAD.IADD),
- * and fewer passes over the pixels. Below sm_90 the same code runs on __vminu2 / __vmaxu2. */
-static __device__ __forceinline__ unsigned min3u2(unsigned a, unsigned b, unsigned c)
+ * instructions), and so does the FMA pipe's IMAD; the rungs above spend most of theirs on the ALU
+ * (median: 4 VIMNMX per median of three). The rungs below: 3-input min / max (VIMNMX3.U16x2, DPX)
+ * for every min or max of three, the middle of three as the sum minus both with the adds as IMADs
+ * (add_fma), clean halves that IMADs pack, and fewer instructions a pixel where a pipe has room.
+ * Below sm_90 the same code runs on __vminu2 / __vmaxu2. */
+static __device__ __forceinline__ unsigned extreme3u2(unsigned a, unsigned b, unsigned c, const bool largest)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    return __vimin3_u16x2(a, b, c);
+    return largest ? __vimax3_u16x2(a, b, c) : __vimin3_u16x2(a, b, c);
 #else
-    return __vminu2(__vminu2(a, b), c);
+    return largest ? __vmaxu2(__vmaxu2(a, b), c) : __vminu2(__vminu2(a, b), c);
 #endif
 }
-
-static __device__ __forceinline__ unsigned max3u2(unsigned a, unsigned b, unsigned c)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    return __vimax3_u16x2(a, b, c);
-#else
-    return __vmaxu2(__vmaxu2(a, b), c);
-#endif
-}
-
-/* a * 1 + b with a 1 that the compiler cannot see (blockDim.x / BK_THREADS: every rolling kernel
- * runs BK_THREADS threads a block): an IMAD, issued to the FMA pipe, where a + b would be an IADD3
- * on the ALU pipe, the one the median fills. b - a the same with a -1 of its own (-blockDim.x >> 5
- * as a signed shift), which keeps the compiler from gathering the subtrahends into one IADD3. */
-static_assert(BK_THREADS == 32, "sub_fma's -1 is -blockDim.x >> 5");
-static __device__ __forceinline__ unsigned add_fma(unsigned a, unsigned b) { return a * (blockDim.x / BK_THREADS) + b; }
-static __device__ __forceinline__ unsigned sub_fma(unsigned b, unsigned a)
-{
-    return a * (unsigned)(-(int)blockDim.x >> 5) + b;
-}
+static __device__ __forceinline__ unsigned min3u2(unsigned a, unsigned b, unsigned c) { return extreme3u2(a, b, c, false); }
+static __device__ __forceinline__ unsigned max3u2(unsigned a, unsigned b, unsigned c) { return extreme3u2(a, b, c, true); }
 
 /* The middle of three 16-bit halves: the sum minus the smallest and the largest, four IMADs. The sum
  * may carry out of a half on the way; the result of each half (0..65535) is exact, since 32-bit
@@ -243,10 +271,10 @@ static __device__ __forceinline__ unsigned mid3u2(unsigned a, unsigned b, unsign
 }
 
 /* Lesson (median, the budget rung): the column sorts of stage_median, with min3 / max3 (one DPX
- * instruction each) and the middle of three as a sum (mid3u2), for the column sort, the median of
- * the medians and the final median alike: 8 min / max and 6 three-operand adds per pair of pixels,
- * where stage_median spends 12 min / max (4 per med3) and 2 adds. Any 16-bit values: the fused
- * rung feeds it the gauss sums scaled by 16. */
+ * instruction each), the column's middle as its sum (one IADD3) minus both (two IMADs), the median
+ * of the medians shared by two outputs, and the final median as mid3u2: per pair of pixels 9 min /
+ * max and 1 IADD3 on the ALU and 6 IMADs, where stage_median puts 12 min / max and 2 adds on the
+ * ALU. Any 16-bit values: the fused rung feeds it the gauss sums scaled by 16. */
 static __device__ __forceinline__ prow stage_median_dpx(const prow &a, const prow &b, const prow &c, const int np)
 {
     prow lo, mi, hi, o;
@@ -254,16 +282,24 @@ static __device__ __forceinline__ prow stage_median_dpx(const prow &a, const pro
     for (int j = 0; j < np; j++) {
         lo.p[j] = min3u2(a.p[j], b.p[j], c.p[j]);
         hi.p[j] = max3u2(a.p[j], b.p[j], c.p[j]);
-        mi.p[j] = sub_fma(sub_fma(add_fma(add_fma(a.p[j], b.p[j]), c.p[j]), lo.p[j]), hi.p[j]);
+        mi.p[j] = sub_fma(sub_fma(a.p[j] + b.p[j] + c.p[j], lo.p[j]), hi.p[j]); /* the sum: one IADD3 */
     }
     const prow lo_l = pairs_left(lo, np), lo_r = pairs_right(lo, np);
     const prow mi_l = pairs_left(mi, np), mi_r = pairs_right(mi, np);
     const prow hi_l = pairs_left(hi, np), hi_r = pairs_right(hi, np);
 #pragma unroll
-    for (int j = 0; j < np; j++) {
-        const unsigned big_lo = max3u2(lo_l.p[j], lo.p[j], lo_r.p[j]);
-        const unsigned small_hi = min3u2(hi_l.p[j], hi.p[j], hi_r.p[j]);
-        o.p[j] = mid3u2(big_lo, mid3u2(mi_l.p[j], mi.p[j], mi_r.p[j]), small_hi);
+    for (int j = 0; j < np; j += 2) {
+        /* The median of the medians, for outputs j and j + 1 at once: both windows hold columns j and
+         * j + 1; sorted once (m <= M), med3(x, m, M) = max(m, min(x, M)) with x = column j - 1 for
+         * output j and column j + 2 for output j + 1: 3 instructions an output, not 4. */
+        const unsigned m = __vminu2(mi.p[j], mi.p[j + 1]), M = __vmaxu2(mi.p[j], mi.p[j + 1]);
+        const unsigned mid_mi[2] = {__vmaxu2(m, __vminu2(mi_l.p[j], M)), __vmaxu2(m, __vminu2(mi_r.p[j + 1], M))};
+#pragma unroll
+        for (int i = 0; i < 2; i++) {
+            const unsigned big_lo = max3u2(lo_l.p[j + i], lo.p[j + i], lo_r.p[j + i]);
+            const unsigned small_hi = min3u2(hi_l.p[j + i], hi.p[j + i], hi_r.p[j + i]);
+            o.p[j + i] = mid3u2(big_lo, mid_mi[i], small_hi);
+        }
     }
     return o;
 }
@@ -276,10 +312,10 @@ static __device__ __forceinline__ prow stage_gauss_x16(const prow &a, const prow
 {
     prow v, o;
 #pragma unroll
-    for (int j = 0; j < np; j++) v.p[j] = a.p[j] + 2 * b.p[j] + c.p[j]; /* <= 1020 per half */
+    for (int j = 0; j < np; j++) v.p[j] = madd_fma(b.p[j], 2, add_fma(a.p[j], c.p[j])); /* <= 1020 per half */
     const prow l = pairs_left(v, np), r = pairs_right(v, np);
 #pragma unroll
-    for (int j = 0; j < np; j++) o.p[j] = (l.p[j] + r.p[j] + 2 * v.p[j]) * 16 + 0x00800080u;
+    for (int j = 0; j < np; j++) o.p[j] = madd_fma(v.p[j], 32, madd_fma(add_fma(l.p[j], r.p[j]), 16, 0x00800080u));
     return o;
 }
 
@@ -296,18 +332,18 @@ static __device__ __forceinline__ prow stage_median_x16(const prow &a, const pro
  * and d = c - a per column (rows a, b, c top to bottom), gx + gy = 2 (x1 right - x2 left + d) and
  * gx - gy = 2 (x2 right - x1 left - d): the magnitude is max(|P|, |Q|) >> 1 of two diagonal sums.
  * With dd = 1024 + d and ee = 1024 - d every half stays positive: A, B = 1024 +- P and C, D =
- * 1024 +- Q are one three-operand add each, and min(max(A, B, C, D), 1535) >> 1 is 512 + the
- * clamped result, whose low byte row_store takes (sobel is the last stage; the high half's bit 0
- * lands in bit 15, which no store reads). */
+ * 1024 +- Q are one three-operand add each, and m = min(max(A, B, C, D), 1535) is 1024 + the
+ * clamped 2 x result: 128 (m - 1024) = 128 m - 2^17 (an IMAD; no half borrows, 2^17 x 2^16 is 0
+ * modulo 2^32) holds it in bytes 1 and 3, which one byte permute moves to clean halves. */
 static __device__ __forceinline__ prow stage_sobel_diag(const prow &a, const prow &b, const prow &c, const int np)
 {
     prow x1, x2, dd, ee, o;
 #pragma unroll
     for (int j = 0; j < np; j++) {
-        x1.p[j] = b.p[j] + c.p[j];
-        x2.p[j] = a.p[j] + b.p[j];
+        x1.p[j] = add_fma(b.p[j], c.p[j]); /* the column's adds on the FMA pipe, the ALU's share below */
+        x2.p[j] = add_fma(a.p[j], b.p[j]);
         dd.p[j] = c.p[j] + 0x04000400u - a.p[j]; /* 769..1279 per half */
-        ee.p[j] = a.p[j] + 0x04000400u - c.p[j];
+        ee.p[j] = sub_fma(0x08000800u, dd.p[j]);
     }
     const prow x1_l = pairs_left(x1, np), x1_r = pairs_right(x1, np);
     const prow x2_l = pairs_left(x2, np), x2_r = pairs_right(x2, np);
@@ -315,14 +351,11 @@ static __device__ __forceinline__ prow stage_sobel_diag(const prow &a, const pro
     for (int j = 0; j < np; j++) {
         const unsigned pa = x1_r.p[j] + dd.p[j] - x2_l.p[j], pb = x2_l.p[j] + ee.p[j] - x1_r.p[j];
         const unsigned qc = x2_r.p[j] + ee.p[j] - x1_l.p[j], qd = x1_l.p[j] + dd.p[j] - x2_r.p[j];
-        o.p[j] = __vminu2(__vmaxu2(max3u2(pa, pb, qc), qd), 0x05ff05ffu) >> 1;
+        const unsigned m = __vminu2(__vmaxu2(max3u2(pa, pb, qc), qd), 0x05ff05ffu); /* 1024 + min(max, 511) */
+        o.p[j] = __byte_perm(madd_fma(m, 128, 0xfffe0000u), 0, 0x4341); /* 128 (m - 1024): the result in bytes 1, 3 */
     }
     return o;
 }
-
-/* Stage numbers of rolling_body beyond bk_stage: the budget rungs. The fused budget rung runs
- * BK_GAUSS_X16, BK_MEDIAN_X16, BK_SOBEL_DIAG (consecutive: first + k); the median rung BK_MEDIAN_DPX. */
-enum { BK_GAUSS_X16 = BK_STAGES, BK_MEDIAN_X16, BK_SOBEL_DIAG, BK_MEDIAN_DPX };
 
 static __device__ __forceinline__ void push(prow (&w)[3], const prow &r)
 {
@@ -361,7 +394,7 @@ static __device__ __forceinline__ void interior_row(const bk_args &a, const int 
                                                     const int m, const int it, prow (&w)[3][3], rawrow (&ahead)[AHEAD],
                                                     int x0, int x0w, int y0, int ylast, bool edge, bool writer)
 {
-    prow r = unpack(ahead[m % AHEAD], np);
+    prow r = unpack(ahead[m % AHEAD], np, first);
     ahead[m % AHEAD] = raw_load(a.in, a.pitch, x0, min(y0 - nstages + m + it + AHEAD, ylast), a.width, np, edge);
     if (edge) r = row_clamp_columns(r, x0, x0w, a.width, np);
     w[0][m % 3] = r;
@@ -371,7 +404,7 @@ static __device__ __forceinline__ void interior_row(const bk_args &a, const int 
         if (n < 2) return;       /* the window is not full yet (compile time) */
         prow o = stage_on_ring(first + k, w[k], n, np);
         if (k == nstages - 1) {
-            if (writer) row_store(a.out, a.pitch, x0, y0 + m + it - 2 * nstages, o, np);
+            if (writer) row_store(a.out, a.pitch, x0, y0 + m + it - 2 * nstages, o, np, first);
         } else {
             if (edge) o = row_clamp_columns(o, x0, x0w, a.width, np);
             w[k + 1][(n - 2) % 3] = o;
@@ -436,7 +469,7 @@ static __device__ __forceinline__ void rolling_body(bk_args a, const int first, 
 #pragma unroll
     for (int i = 0; i < PREFETCH; i++) ahead[i] = raw_load(a.in, a.pitch, x0, min(ybeg + i, ylast), a.width, np, true);
     for (int y = ybeg; y <= ylast; y++) {
-        prow r = unpack(ahead[0], np);
+        prow r = unpack(ahead[0], np, first);
 #pragma unroll
         for (int i = 0; i < PREFETCH - 1; i++) ahead[i] = ahead[i + 1];
         ahead[PREFETCH - 1] = raw_load(a.in, a.pitch, x0, min(y + PREFETCH, ylast), a.width, np, true);
@@ -448,7 +481,7 @@ static __device__ __forceinline__ void rolling_body(bk_args a, const int first, 
             if (edge) r1 = row_clamp_columns(r1, x0, x0w, a.width, np);
             const int y1 = next0++;
             if (nstages == 1) {
-                if (writer && y1 >= y0 && y1 < yend) row_store(a.out, a.pitch, x0, y1, r1, np);
+                if (writer && y1 >= y0 && y1 < yend) row_store(a.out, a.pitch, x0, y1, r1, np, first);
                 continue;
             }
             for (int c1 = copies(y1, a.height); c1 > 0; c1--) {
@@ -458,7 +491,7 @@ static __device__ __forceinline__ void rolling_body(bk_args a, const int first, 
                 if (edge) r2 = row_clamp_columns(r2, x0, x0w, a.width, np);
                 const int y2 = next1++;
                 if (nstages == 2) {
-                    if (writer && y2 >= y0 && y2 < yend) row_store(a.out, a.pitch, x0, y2, r2, np);
+                    if (writer && y2 >= y0 && y2 < yend) row_store(a.out, a.pitch, x0, y2, r2, np, first);
                     continue;
                 }
                 for (int c2 = copies(y2, a.height); c2 > 0; c2--) {
@@ -466,7 +499,7 @@ static __device__ __forceinline__ void rolling_body(bk_args a, const int first, 
                     if (++n2 < 3) continue;
                     const prow r3 = stage_on_ring(first + 2, w2, 2, np);
                     const int y3 = next2++;
-                    if (writer && y3 >= y0 && y3 < yend) row_store(a.out, a.pitch, x0, y3, r3, np);
+                    if (writer && y3 >= y0 && y3 < yend) row_store(a.out, a.pitch, x0, y3, r3, np, first);
                 }
             }
         }
@@ -483,39 +516,47 @@ static __global__ void BK_BOUNDS bk_kernel_fused_w16(bk_args a) { rolling_body(a
 /* The median ladder's best rung: 16 pixels per lane, 16-byte loads and stores. */
 static __global__ void BK_BOUNDS median_kernel_best(bk_args a) { rolling_body(a, BK_MEDIAN, 1, 8, BK_ROWS); }
 /* Lesson (the budget rungs, issue 20): the same rolling walk with the stages above that fit the
- * sm_90 instruction budget (22.4 instructions per pixel in all and 11.2 on the ALU at the H100's
- * memcpy speed; H200: 15.9 / 7.9). fused_dpx: gauss_x16 -> median_x16 -> sobel_diag, 8 pixels per
- * lane. median dpx: stage_median_dpx alone, 16 pixels per lane.
- * Static SASS count (ptxas, sm_90, CUDA 13; the steady loop of an interior strip, not a timing):
- * see the rung table in README.md (fusion_dpx and median dpx rows). */
-static __global__ void BK_BOUNDS bk_kernel_fused_dpx(bk_args a) { rolling_body(a, BK_GAUSS_X16, 3, 4, BK_ROWS); }
-static __global__ void BK_BOUNDS median_kernel_dpx(bk_args a) { rolling_body(a, BK_MEDIAN_DPX, 1, 8, BK_ROWS); }
+ * sm_90 instruction budget better (at the H100's memcpy speed 22.4 thread-instructions per pixel in
+ * all and 11.2 on the ALU; H200: 15.9 / 7.9), and 96-row strips (the rows that fill the windows
+ * spread over twice as many outputs). Static SASS count of the interior steady loop (ptxas of CUDA
+ * 13.0, sm_90; counted, not timed; ALU = VIMNMX(3), PRMT, IADD3, LOP3, SHF, ISETP...; FMA = IMAD):
+ *   fused_dpx (8 px a lane, 24 px an iteration): 600 instructions = 25.0 a pixel: ALU 13.0, FMA
+ *     9.8, LSU 1.8 (SHFL); the 8-pixel fused kernel: 566 = 23.6 a pixel, ALU 17.0, FMA 4.4.
+ *     With the halo lanes and rows (x 32/30 x 102/96 = 1.13): ALU 14.7 a pixel written, 131% of
+ *     the H100's 11.2 at 100% of memcpy (the old kernel: 20.4 at 48 rows, 182%): still ALU-bound.
+ *   median dpx (16 px a lane, 48 an iteration): 590 = 12.3 a pixel: ALU 6.4, FMA 5.1, LSU 0.5;
+ *     the best rung: 510 = 10.6, ALU 9.4, FMA 0.4. With halo (x 1.09): 13.4 in all (60% of the
+ *     H100's budget, 84% of the H200's), ALU 7.0 (62%, 88%): no pipe binds on the H100.
+ * Registers (sm_90): fused_dpx 107 (the 8-pixel kernel 96), median dpx 88 (best 90); no spills
+ * (fused_dpx keeps the edge path's 32-byte stack frame, as the 8-pixel kernel does). */
+static __global__ void BK_BOUNDS bk_kernel_fused_dpx(bk_args a) { rolling_body(a, BK_GAUSS_X16, 3, 4, BK_ROWS_DPX); }
+static __global__ void BK_BOUNDS median_kernel_dpx(bk_args a) { rolling_body(a, BK_MEDIAN_DPX, 1, 8, BK_ROWS_DPX); }
 
-static dim3 rolling_grid(const bk_args *a, int np)
+static dim3 rolling_grid(const bk_args *a, int np, int rows)
 {
-    const int strips = (a->height + BK_ROWS - 1) / BK_ROWS;
+    const int strips = (a->height + rows - 1) / rows;
     return dim3((unsigned)((a->width + OUT_LANES * 2 * np - 1) / (OUT_LANES * 2 * np)), (unsigned)strips);
 }
 
 void launch_bk_stage(bk_stage s, const bk_args *a, cudaStream_t st)
 {
     static void (*const k[BK_STAGES])(bk_args) = {bk_kernel_gauss, bk_kernel_median, bk_kernel_sobel};
-    k[s]<<<rolling_grid(a, 4), BK_THREADS, 0, st>>>(*a);
+    k[s]<<<rolling_grid(a, 4, BK_ROWS), BK_THREADS, 0, st>>>(*a);
     GL_CHECK_LAUNCH();
 }
 
 void launch_bk_fused(const bk_args *a, bk_fused_kind kind, cudaStream_t st)
 {
-    if (kind == BK_FUSED_W16) bk_kernel_fused_w16<<<rolling_grid(a, 8), BK_THREADS, 0, st>>>(*a);
-    else if (kind == BK_FUSED_DPX) bk_kernel_fused_dpx<<<rolling_grid(a, 4), BK_THREADS, 0, st>>>(*a);
-    else bk_kernel_fused<<<rolling_grid(a, 4), BK_THREADS, 0, st>>>(*a);
+    if (kind == BK_FUSED_W16) bk_kernel_fused_w16<<<rolling_grid(a, 8, BK_ROWS), BK_THREADS, 0, st>>>(*a);
+    else if (kind == BK_FUSED_DPX) bk_kernel_fused_dpx<<<rolling_grid(a, 4, BK_ROWS_DPX), BK_THREADS, 0, st>>>(*a);
+    else bk_kernel_fused<<<rolling_grid(a, 4, BK_ROWS), BK_THREADS, 0, st>>>(*a);
     GL_CHECK_LAUNCH();
 }
 
 void launch_median_best(const bk_args *a, int dpx, cudaStream_t st)
 {
-    if (dpx) median_kernel_dpx<<<rolling_grid(a, 8), BK_THREADS, 0, st>>>(*a);
-    else median_kernel_best<<<rolling_grid(a, 8), BK_THREADS, 0, st>>>(*a);
+    if (dpx) median_kernel_dpx<<<rolling_grid(a, 8, BK_ROWS_DPX), BK_THREADS, 0, st>>>(*a);
+    else median_kernel_best<<<rolling_grid(a, 8, BK_ROWS), BK_THREADS, 0, st>>>(*a);
     GL_CHECK_LAUNCH();
 }
 
