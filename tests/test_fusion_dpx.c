@@ -1,6 +1,6 @@
 /* test_fusion_dpx.c - a CPU emulation of the packed arithmetic of Lab 04's instruction-budget
  * rungs (fusion/rolling.cu: stage_gauss_x16, stage_median_dpx, stage_median_x16, stage_sobel_diag,
- * unpack_dpx and row_store's clean path):
+ * unpack_dpx and row_store's clean path; pixel.cu: px_fused_gray_dpx on every colour):
  * two gray pictures packed as the 16-bit halves of uint32 words, each stage applied with 32-bit
  * adds (carries between the halves as on the GPU) and per-half min / max, and both halves compared
  * with the reference (fusion_reference.c) bit for bit, on random, flat and black-and-white pictures
@@ -141,8 +141,42 @@ static void run_case(int w, int h, int kind, unsigned seed)
     free(a), free(b), free(t), free(ra), free(rb), free(p), free(q);
 }
 
+/* dp4a.u32.s32: four unsigned bytes of p times four signed bytes of w, plus c. */
+static int dot4(u32 p, u32 w, int c)
+{
+    for (int i = 0; i < 4; i++) c += (int)(p >> (8 * i) & 0xffu) * (int8_t)(w >> (8 * i) & 0xffu);
+    return c;
+}
+static int clamp255_add(int v, int k) { return clampi(v + k, 0, 255); }
+
+/* pixel.cu's px_fused_gray_dpx, line for line (>> on a negative int is a floor, as on the GPU),
+ * against the five reference stages on every RGB colour (2^24 pixels). */
+static void test_pixel_dpx(void)
+{
+    uint8_t gamma[256];
+    px_gamma_table(gamma);
+    long long bad = 0;
+    for (u32 rgb = 0; rgb < 1u << 24; rgb++) {
+        const u32 p = rgb | 0xffu << 24;
+        const int g128 = (int)((p & 0xff00u) >> 1);
+        const int y = gamma[(dot4(p, 0x00190142, g128 + 128) >> 8) + 16];
+        const int d = clamp255_add((5 * (dot4(p, 0x0070b6da, 128) >> 8)) >> 2, 128);
+        const int e = clamp255_add((5 * (dot4(p, 0x00eea270, 128) >> 8)) >> 2, 128);
+        const int c = 298 * y - 4640;
+        const int r = clamp255_add((c + 128 + 409 * e) >> 8, -205);
+        const int g = clamp255_add((c - 100 * d - 208 * e) >> 8, 154);
+        const int b = clamp255_add((c + 516 * d) >> 8, -258);
+        const u32 got = (u32)(77 * r + 150 * g + 29 * b + 128) >> 8;
+        u32 want = p;
+        for (int s = 0; s < PX_STAGES; s++) want = px_stage_pixel((px_stage)s, want, gamma);
+        bad += got != want;
+    }
+    CHECK(bad == 0, "px_fused_gray_dpx: %lld of 2^24 colours differ from the five stages", bad);
+}
+
 int main(void)
 {
+    test_pixel_dpx();
     static const int sizes[][2] = {{1, 1}, {2, 3}, {7, 5}, {61, 7}, {257, 131}};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (int kind = 0; kind < 3; kind++) run_case(sizes[s][0], sizes[s][1], kind, 17u + (unsigned)(s * 3 + kind));

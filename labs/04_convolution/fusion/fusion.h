@@ -36,7 +36,8 @@
 typedef enum { PX_RGB_TO_YUV, PX_GAMMA, PX_CHROMA, PX_YUV_TO_RGB, PX_RGB_TO_GRAY, PX_STAGES } px_stage;
 typedef enum { BK_GAUSS, BK_MEDIAN, BK_SOBEL, BK_STAGES } bk_stage;
 typedef enum { MED_SCALAR, MED_VECTOR, MED_SHARED, MED_BEST, MED_DPX, MED_RUNGS } median_rung;
-/* The block-based fused kernel: 8 pixels per lane, 16, or the instruction-budget rung (issue 20) */
+/* The fused kernel: block-based, 8 pixels per lane, 16, or the instruction-budget rung (issue 20);
+ * pixel-wise: BK_FUSED_W8 (the first) or BK_FUSED_DPX (the budget rung) */
 typedef enum { BK_FUSED_W8, BK_FUSED_W16, BK_FUSED_DPX, BK_FUSED_KINDS } bk_fused_kind;
 
 typedef struct {
@@ -58,7 +59,7 @@ extern "C" {
 /* pixel.cu: the pixel-wise pipeline */
 const char *px_stage_name(px_stage s);
 void launch_px_stage(px_stage s, const px_args *a, cudaStream_t st);
-void launch_px_fused(const px_args *a, cudaStream_t st); /* in: RGBA, out: gray bytes */
+void launch_px_fused(const px_args *a, int dpx, cudaStream_t st); /* in: RGBA, out: gray bytes; dpx: issue 20's rung */
 /* rolling.cu: the block-based pipeline (rolling kernels) and the median ladder's best rung */
 const char *bk_stage_name(bk_stage s);
 void launch_bk_stage(bk_stage s, const bk_args *a, cudaStream_t st);
