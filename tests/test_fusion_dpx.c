@@ -1,6 +1,7 @@
 /* test_fusion_dpx.c - a CPU emulation of the packed arithmetic of Lab 04's instruction-budget
  * rungs (fusion/rolling.cu: stage_gauss_x16, stage_median_dpx, stage_median_x16, stage_sobel_diag,
- * unpack_dpx and row_store's clean path; pixel.cu: px_fused_gray_dpx on every colour):
+ * unpack_dpx and row_store's clean path, the geometry of both layouts; pixel.cu: px_fused_gray_dpx on
+ * every colour):
  * two gray pictures packed as the 16-bit halves of uint32 words, each stage applied with 32-bit
  * adds (carries between the halves as on the GPU) and per-half min / max, and both halves compared
  * with the reference (fusion_reference.c) bit for bit, on random, flat and black-and-white pictures
@@ -141,6 +142,39 @@ static void run_case(int w, int h, int kind, unsigned seed)
     free(a), free(b), free(t), free(ra), free(rb), free(p), free(q);
 }
 
+/* rolling.cu's geometry, split (two halves np apart in one lane) and strips (np columns from x0
+ * and np from x0 + 30 np): every column written by exactly one lane (lanes 1..30, rolling_body's
+ * writer bits), and row_clamp_columns' choice of the lane, pixel and half holding x = 0 and
+ * x = width - 1 is that column wherever the warp holds it. */
+static void test_geometry(int np, int strips, int width)
+{
+    const int span = strips ? np : 2 * np, gap = strips ? 30 * np : np, reach = strips ? gap + 32 * np : 32 * span;
+    int *hits = calloc((size_t)width, sizeof *hits), bad = 0;
+    for (int bx = 0; bx * 60 * np < width; bx++) {
+        const int x0w = bx * 60 * np - span;
+        int l0 = -x0w / span, xw = width - 1 - x0w, hw = 0; /* row_clamp_columns, as written there */
+        l0 = l0 < 0 ? 0 : l0 > 31 ? 31 : l0;
+        xw = xw < 0 ? 0 : xw;
+        if (strips && xw >= 32 * span) xw -= gap, hw = 1;
+        xw = xw > 32 * span - 1 ? 32 * span - 1 : xw;
+        const int lw = xw / span, iw = xw % span, h_last = strips ? hw : iw / np;
+        const int x_first = x0w + l0 * span, x_last = x0w + lw * span + iw % np + h_last * gap;
+        if (x0w < 0 && x_first != 0) bad++;
+        if (x0w + reach > width && width - 1 >= x0w && x_last != width - 1) bad++;
+        for (int lane = 1; lane <= 30; lane++) {
+            const int x0 = x0w + lane * span;
+            for (int h = 0; h < 2; h++) {
+                if (x0 + h * gap >= width || (!strips && x0 >= width)) continue;
+                for (int j = 0; j < np; j++)
+                    if (x0 + h * gap + j < width) hits[x0 + h * gap + j]++;
+            }
+        }
+    }
+    for (int x = 0; x < width; x++) bad += hits[x] != 1;
+    CHECK(bad == 0, "geometry np %d %s width %d: %d columns or edge picks wrong", np, strips ? "strips" : "split", width, bad);
+    free(hits);
+}
+
 /* dp4a.u32.s32: four unsigned bytes of p times four signed bytes of w, plus c. */
 static int dot4(u32 p, u32 w, int c)
 {
@@ -177,6 +211,10 @@ static void test_pixel_dpx(void)
 int main(void)
 {
     test_pixel_dpx();
+    static const int widths[] = {1, 2, 3, 5, 61, 119, 120, 121, 127, 128, 129, 239, 240, 241, 247, 248, 249, 257, 480, 4093};
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++)
+        for (int np = 4; np <= 8; np += 4)
+            for (int strips = 0; strips < 2; strips++) test_geometry(np, strips, widths[i]);
     static const int sizes[][2] = {{1, 1}, {2, 3}, {7, 5}, {61, 7}, {257, 131}};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (int kind = 0; kind < 3; kind++) run_case(sizes[s][0], sizes[s][1], kind, 17u + (unsigned)(s * 3 + kind));

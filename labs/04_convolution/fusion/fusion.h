@@ -37,8 +37,8 @@ typedef enum { PX_RGB_TO_YUV, PX_GAMMA, PX_CHROMA, PX_YUV_TO_RGB, PX_RGB_TO_GRAY
 typedef enum { BK_GAUSS, BK_MEDIAN, BK_SOBEL, BK_STAGES } bk_stage;
 typedef enum { MED_SCALAR, MED_VECTOR, MED_SHARED, MED_BEST, MED_DPX, MED_RUNGS } median_rung;
 /* The fused kernel: block-based, 8 pixels per lane, 16, or the instruction-budget rung (issue 20);
- * pixel-wise: BK_FUSED_W8 (the first) or BK_FUSED_DPX (the budget rung) */
-typedef enum { BK_FUSED_W8, BK_FUSED_W16, BK_FUSED_DPX, BK_FUSED_KINDS } bk_fused_kind;
+ * the same in two strips (BK_FUSED_STRIPS); pixel-wise: BK_FUSED_W8 (the first) or BK_FUSED_DPX */
+typedef enum { BK_FUSED_W8, BK_FUSED_W16, BK_FUSED_DPX, BK_FUSED_STRIPS, BK_FUSED_KINDS } bk_fused_kind;
 
 typedef struct {
     const uint32_t *in; /* RGBA or YUVA pixels */

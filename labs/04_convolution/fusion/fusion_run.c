@@ -260,7 +260,7 @@ static gl_enqueue_fn mode_fn(mode m, int kernels_only)
 static gl_row measure_mode(pipeline *p, mode m, int kernels_only, double base_ms)
 {
     char variant[64], what[128];
-    static const char *const kind_suffix[BK_FUSED_KINDS] = {"", "_w16", "_dpx"};
+    static const char *const kind_suffix[BK_FUSED_KINDS] = {"", "_w16", "_dpx", "_strips"};
     snprintf(variant, sizeof variant, "%s/%s%s/%s", p->name, MODE_NAMES[m], kind_suffix[p->kind],
              kernels_only ? "kernels" : "e2e");
     snprintf(what, sizeof what, "fusion %s %dx%d", variant, p->w, p->h);
@@ -407,8 +407,9 @@ static void run_pipe(pipeline *p, double seed_gain, double goal_pct)
     print_result(p, &r, seed_gain, goal_pct);
     /* the fused kernel again: block 16 pixels per lane (w16), and the instruction-budget rungs (dpx) */
     static const char *const what[BK_FUSED_KINDS] = {"", "with 16 pixels per lane (fused_w16)",
-                                                     "within the instruction budget (fused_dpx)"};
-    for (int kind = p->pitched ? BK_FUSED_W16 : BK_FUSED_DPX; kind < BK_FUSED_KINDS; kind++) {
+                                                     "within the instruction budget (fused_dpx)",
+                                                     "fused_dpx in two strips (fused_strips)"};
+    for (int kind = p->pitched ? BK_FUSED_W16 : BK_FUSED_DPX; kind <= (p->pitched ? BK_FUSED_STRIPS : BK_FUSED_DPX); kind++) {
         p->kind = (bk_fused_kind)kind;
         gl_row k = measure_mode(p, MODE_FUSED, 1, seq_kernels);
         p->kind = BK_FUSED_W8;

@@ -51,10 +51,34 @@ static __device__ __forceinline__ unsigned sub_fma(unsigned b, unsigned a)
     return a * (unsigned)(-(int)blockDim.x >> 5) + b;
 }
 
+/* Lesson (two strips, the layout of fused_strips): a lane's low halves hold np pixels of one strip
+ * of the picture and its high halves the np pixels STRIP_GAP(np) columns to the right, in a second
+ * strip: a register's left neighbour is then the left lane's register whole (one shuffle, no byte
+ * permute), where the split layout above pairs pixel j with pixel np + j of the same lane. */
+#define STRIP_GAP(np) (OUT_LANES * (np))
+
+/* The np bytes at x (np / 4 words into w[k0..]); zeros outside the picture (edge warps). */
+static __device__ __forceinline__ void strip_load(rawrow &r, int k0, const uint8_t *row, int x, int width, const int np,
+                                                  const bool edge)
+{
+    if (edge && (x < 0 || x >= width)) return; /* outside: row_clamp_columns fills it */
+    if (np == 4) {
+        r.w[k0] = *(const unsigned *)(row + x);
+    } else {
+        const uint2 v = *(const uint2 *)(row + x);
+        r.w[k0] = v.x, r.w[k0 + 1] = v.y;
+    }
+}
+
 static __device__ __forceinline__ rawrow raw_load(const uint8_t *in, int pitch, int x0, int y, int width, const int np,
-                                                const bool edge)
+                                                const bool edge, const bool strips)
 {
     rawrow r = {{0, 0, 0, 0}};
+    if (strips) { /* each strip's np bytes: words 0.. (low halves) and np / 4.. (high halves) */
+        strip_load(r, 0, in + (size_t)y * pitch, x0, width, np, edge);
+        strip_load(r, np / 4, in + (size_t)y * pitch, x0 + STRIP_GAP(np), width, np, edge);
+        return r;
+    }
     if (edge && (x0 < 0 || x0 >= width)) return r; /* outside: row_clamp_columns fills it */
     const uint8_t *src = in + (size_t)y * pitch + x0; /* x0 % (2 np) == 0, pitch % 64 == 0: aligned, in the row */
     if (np == 4) {
@@ -100,12 +124,14 @@ static __device__ __forceinline__ prow unpack(const rawrow &raw, const int np, c
     return r;
 }
 
-/* Into the padding of the row too (the pitch covers whole vectors): only the caller's x0 < width
- * matters. The budget rungs' last stages leave clean halves (0..255, the rest zero): p + 256 q is
- * then an IMAD that interleaves two of them, where other rungs permute (all on the ALU). */
+/* Into the padding of the row too (the pitch covers whole vectors): only x0 < width matters, which
+ * the caller's writer says (bit 0; with two strips, bit 1: the second strip's x0 + STRIP_GAP).
+ * The budget rungs' last stages leave clean halves (0..255, the rest zero): p + 256 q is then an
+ * IMAD that interleaves two of them, where other rungs permute (all on the ALU). */
 static __device__ __forceinline__ void row_store(uint8_t *out, int pitch, int x0, int y, const prow &r, const int np,
-                                                 const int first)
+                                                 const int first, const int writer, const bool strips)
 {
+    if (!writer) return;
     uint8_t *dst = out + (size_t)y * pitch + x0;
     unsigned w[4];
 #pragma unroll
@@ -118,30 +144,42 @@ static __device__ __forceinline__ void row_store(uint8_t *out, int pitch, int x0
         w[k] = __byte_perm(a, b, 0x5410);
         w[np / 4 + k] = __byte_perm(a, b, 0x7632);
     }
-    if (np == 4) *(uint2 *)dst = make_uint2(w[0], w[1]);
-    else *(uint4 *)dst = make_uint4(w[0], w[1], w[2], w[3]);
+    if (strips) { /* the low halves' np bytes, then the high halves' np bytes STRIP_GAP further */
+        if (np == 4) {
+            if (writer & 1) *(unsigned *)dst = w[0];
+            if (writer & 2) *(unsigned *)(dst + STRIP_GAP(np)) = w[1];
+        } else {
+            if (writer & 1) *(uint2 *)dst = make_uint2(w[0], w[1]);
+            if (writer & 2) *(uint2 *)(dst + STRIP_GAP(np)) = make_uint2(w[2], w[3]);
+        }
+    } else if (np == 4) {
+        *(uint2 *)dst = make_uint2(w[0], w[1]);
+    } else {
+        *(uint4 *)dst = make_uint4(w[0], w[1], w[2], w[3]);
+    }
 }
 
 /* The row moved right by one pixel (each pixel's left neighbour): p[j - 1], and for p[0] the left
  * lane's last pixel beside this lane's pixel np - 1. */
-static __device__ __forceinline__ prow pairs_left(const prow &r, const int np)
+static __device__ __forceinline__ prow pairs_left(const prow &r, const int np, const bool strips)
 {
     prow o;
     const unsigned from_left = __shfl_up_sync(FULL_MASK, r.p[np - 1], 1);
-    o.p[0] = __byte_perm(from_left, r.p[np - 1], 0x5432); /* (left lane's pixel 2np - 1, pixel np - 1) */
+    o.p[0] = strips ? from_left                                   /* two strips: the left lane's p[np - 1] */
+                    : __byte_perm(from_left, r.p[np - 1], 0x5432); /* (left lane's pixel 2np - 1, pixel np - 1) */
 #pragma unroll
     for (int j = 1; j < np; j++) o.p[j] = r.p[j - 1];
     return o;
 }
 
 /* Each pixel's right neighbour: p[j + 1], and for p[np - 1] pixel np beside the right lane's pixel 0. */
-static __device__ __forceinline__ prow pairs_right(const prow &r, const int np)
+static __device__ __forceinline__ prow pairs_right(const prow &r, const int np, const bool strips)
 {
     prow o;
     const unsigned from_right = __shfl_down_sync(FULL_MASK, r.p[0], 1);
 #pragma unroll
     for (int j = 0; j < np - 1; j++) o.p[j] = r.p[j + 1];
-    o.p[np - 1] = __byte_perm(r.p[0], from_right, 0x5432); /* (pixel np, right lane's pixel 0) */
+    o.p[np - 1] = strips ? from_right : __byte_perm(r.p[0], from_right, 0x5432); /* (pixel np, right lane's pixel 0) */
     return o;
 }
 
@@ -150,23 +188,27 @@ static __device__ __forceinline__ unsigned half_of(unsigned pair, int h) { retur
 /* Clamp to edge, columns: every pixel left of x = 0 becomes pixel 0, every pixel right of
  * width - 1 becomes pixel width - 1 (taken from the lanes holding them). Called by the whole warp
  * (x0w: the warp's first column) when the warp's columns reach past an edge of the picture. */
-static __device__ __forceinline__ prow row_clamp_columns(prow r, int x0, int x0w, int width, const int np)
+static __device__ __forceinline__ prow row_clamp_columns(prow r, int x0, int x0w, int width, const int np,
+                                                        const bool strips)
 {
-    const int span = 2 * np;
+    /* a lane's span of columns, and the distance from its low half's pixel j to its high half's */
+    const int span = strips ? np : 2 * np, gap = strips ? STRIP_GAP(np) : np;
     const int l0 = min(max(-x0w / span, 0), 31); /* the lane holding x = 0 (its pixel 0: low half of p[0]) */
-    const int xw = min(max(width - 1 - x0w, 0), 32 * span - 1);
+    int xw = max(width - 1 - x0w, 0), hw = 0;   /* x = width - 1: column xw of the low halves, or of the high */
+    if (strips && xw >= 32 * span) xw -= gap, hw = 1;
+    xw = min(xw, 32 * span - 1);
     const int lw = xw / span, iw = xw % span; /* the lane and pixel holding x = width - 1 */
     const unsigned first = __shfl_sync(FULL_MASK, r.p[0], l0) & 0xffffu;
     unsigned pick = 0;
 #pragma unroll
     for (int j = 0; j < np; j++)
         if (j == iw % np) pick = r.p[j];
-    const unsigned last = half_of(__shfl_sync(FULL_MASK, pick, lw), iw / np);
+    const unsigned last = half_of(__shfl_sync(FULL_MASK, pick, lw), strips ? hw : iw / np);
 #pragma unroll
     for (int j = 0; j < np; j++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            const int x = x0 + j + h * np;
+            const int x = x0 + j + h * gap;
             if (x >= 0 && x < width) continue;
             const unsigned v = x < 0 ? first : last;
             r.p[j] = h ? (r.p[j] & 0xffffu) | v << 16 : (r.p[j] & 0xffff0000u) | v;
@@ -185,7 +227,7 @@ static __device__ __forceinline__ prow stage_gauss(const prow &a, const prow &b,
     prow v, o;
 #pragma unroll
     for (int j = 0; j < np; j++) v.p[j] = a.p[j] + (b.p[j] << 1) + c.p[j]; /* <= 1020 per half */
-    const prow l = pairs_left(v, np), r = pairs_right(v, np);
+    const prow l = pairs_left(v, np, false), r = pairs_right(v, np, false);
 #pragma unroll
     for (int j = 0; j < np; j++) o.p[j] = ((l.p[j] + (v.p[j] << 1) + r.p[j] + 0x00080008u) >> 4) & 0x0fff0fffu;
     return o;
@@ -206,9 +248,9 @@ static __device__ __forceinline__ prow stage_median(const prow &a, const prow &b
         hi.p[j] = __vmaxu2(__vmaxu2(a.p[j], b.p[j]), c.p[j]);
         mi.p[j] = a.p[j] + b.p[j] + c.p[j] - lo.p[j] - hi.p[j];
     }
-    const prow lo_l = pairs_left(lo, np), lo_r = pairs_right(lo, np);
-    const prow mi_l = pairs_left(mi, np), mi_r = pairs_right(mi, np);
-    const prow hi_l = pairs_left(hi, np), hi_r = pairs_right(hi, np);
+    const prow lo_l = pairs_left(lo, np, false), lo_r = pairs_right(lo, np, false);
+    const prow mi_l = pairs_left(mi, np, false), mi_r = pairs_right(mi, np, false);
+    const prow hi_l = pairs_left(hi, np, false), hi_r = pairs_right(hi, np, false);
 #pragma unroll
     for (int j = 0; j < np; j++) {
         const unsigned big_lo = __vmaxu2(__vmaxu2(lo_l.p[j], lo.p[j]), lo_r.p[j]);
@@ -231,8 +273,8 @@ static __device__ __forceinline__ prow stage_sobel(const prow &a, const prow &b,
         s.p[j] = a.p[j] + (b.p[j] << 1) + c.p[j]; /* column (1 2 1) */
         d.p[j] = c.p[j] + 0x01000100u - a.p[j];   /* bottom - top + 256 */
     }
-    const prow s_l = pairs_left(s, np), s_r = pairs_right(s, np);
-    const prow d_l = pairs_left(d, np), d_r = pairs_right(d, np);
+    const prow s_l = pairs_left(s, np, false), s_r = pairs_right(s, np, false);
+    const prow d_l = pairs_left(d, np, false), d_r = pairs_right(d, np, false);
 #pragma unroll
     for (int j = 0; j < np; j++) {
         const unsigned gx = s_r.p[j] + 0x04000400u - s_l.p[j];
@@ -275,7 +317,8 @@ static __device__ __forceinline__ unsigned mid3u2(unsigned a, unsigned b, unsign
  * of the medians shared by two outputs, and the final median as mid3u2: per pair of pixels 9 min /
  * max and 1 IADD3 on the ALU and 6 IMADs, where stage_median puts 12 min / max and 2 adds on the
  * ALU. Any 16-bit values: the fused rung feeds it the gauss sums scaled by 16. */
-static __device__ __forceinline__ prow stage_median_dpx(const prow &a, const prow &b, const prow &c, const int np)
+static __device__ __forceinline__ prow stage_median_dpx(const prow &a, const prow &b, const prow &c, const int np,
+                                                        const bool strips)
 {
     prow lo, mi, hi, o;
 #pragma unroll
@@ -284,9 +327,9 @@ static __device__ __forceinline__ prow stage_median_dpx(const prow &a, const pro
         hi.p[j] = max3u2(a.p[j], b.p[j], c.p[j]);
         mi.p[j] = sub_fma(sub_fma(a.p[j] + b.p[j] + c.p[j], lo.p[j]), hi.p[j]); /* the sum: one IADD3 */
     }
-    const prow lo_l = pairs_left(lo, np), lo_r = pairs_right(lo, np);
-    const prow mi_l = pairs_left(mi, np), mi_r = pairs_right(mi, np);
-    const prow hi_l = pairs_left(hi, np), hi_r = pairs_right(hi, np);
+    const prow lo_l = pairs_left(lo, np, strips), lo_r = pairs_right(lo, np, strips);
+    const prow mi_l = pairs_left(mi, np, strips), mi_r = pairs_right(mi, np, strips);
+    const prow hi_l = pairs_left(hi, np, strips), hi_r = pairs_right(hi, np, strips);
 #pragma unroll
     for (int j = 0; j < np; j += 2) {
         /* The median of the medians, for outputs j and j + 1 at once: both windows hold columns j and
@@ -308,21 +351,23 @@ static __device__ __forceinline__ prow stage_median_dpx(const prow &a, const pro
  * the gauss pixel, (sum + 8) >> 4, is its high byte. The median commutes with that floor (a median
  * of nine is one of the nine, and x -> x >> 8 keeps their order), so the median runs on the sums
  * and one byte permute afterwards (stage_median_x16) replaces a shift and a mask per pair here. */
-static __device__ __forceinline__ prow stage_gauss_x16(const prow &a, const prow &b, const prow &c, const int np)
+static __device__ __forceinline__ prow stage_gauss_x16(const prow &a, const prow &b, const prow &c, const int np,
+                                                       const bool strips)
 {
     prow v, o;
 #pragma unroll
     for (int j = 0; j < np; j++) v.p[j] = madd_fma(b.p[j], 2, add_fma(a.p[j], c.p[j])); /* <= 1020 per half */
-    const prow l = pairs_left(v, np), r = pairs_right(v, np);
+    const prow l = pairs_left(v, np, strips), r = pairs_right(v, np, strips);
 #pragma unroll
     for (int j = 0; j < np; j++) o.p[j] = madd_fma(v.p[j], 32, madd_fma(add_fma(l.p[j], r.p[j]), 16, 0x00800080u));
     return o;
 }
 
 /* The median of the scaled gauss sums, and their high bytes: bytes 1 and 3 into bytes 0 and 2. */
-static __device__ __forceinline__ prow stage_median_x16(const prow &a, const prow &b, const prow &c, const int np)
+static __device__ __forceinline__ prow stage_median_x16(const prow &a, const prow &b, const prow &c, const int np,
+                                                        const bool strips)
 {
-    prow o = stage_median_dpx(a, b, c, np);
+    prow o = stage_median_dpx(a, b, c, np, strips);
 #pragma unroll
     for (int j = 0; j < np; j++) o.p[j] = __byte_perm(o.p[j], 0, 0x4341);
     return o;
@@ -335,7 +380,8 @@ static __device__ __forceinline__ prow stage_median_x16(const prow &a, const pro
  * 1024 +- Q are one three-operand add each, and m = min(max(A, B, C, D), 1535) is 1024 + the
  * clamped 2 x result: 128 (m - 1024) = 128 m - 2^17 (an IMAD; no half borrows, 2^17 x 2^16 is 0
  * modulo 2^32) holds it in bytes 1 and 3, which one byte permute moves to clean halves. */
-static __device__ __forceinline__ prow stage_sobel_diag(const prow &a, const prow &b, const prow &c, const int np)
+static __device__ __forceinline__ prow stage_sobel_diag(const prow &a, const prow &b, const prow &c, const int np,
+                                                        const bool strips)
 {
     prow x1, x2, dd, ee, o;
 #pragma unroll
@@ -345,8 +391,8 @@ static __device__ __forceinline__ prow stage_sobel_diag(const prow &a, const pro
         dd.p[j] = c.p[j] + 0x04000400u - a.p[j]; /* 769..1279 per half */
         ee.p[j] = sub_fma(0x08000800u, dd.p[j]);
     }
-    const prow x1_l = pairs_left(x1, np), x1_r = pairs_right(x1, np);
-    const prow x2_l = pairs_left(x2, np), x2_r = pairs_right(x2, np);
+    const prow x1_l = pairs_left(x1, np, strips), x1_r = pairs_right(x1, np, strips);
+    const prow x2_l = pairs_left(x2, np, strips), x2_r = pairs_right(x2, np, strips);
 #pragma unroll
     for (int j = 0; j < np; j++) {
         const unsigned pa = x1_r.p[j] + dd.p[j] - x2_l.p[j], pb = x2_l.p[j] + ee.p[j] - x1_r.p[j];
@@ -372,16 +418,17 @@ static __device__ __forceinline__ int copies(int y, int height) { return 1 + (y 
  * row is in slot n % 3 and its oldest in slot (n + 1) % 3. With n known at compile time the ring
  * turns by renaming registers, not by moving them. A window kept in order (push() above: oldest
  * in slot 0) is the ring at n = 2. */
-static __device__ __forceinline__ prow stage_on_ring(const int s, const prow (&w)[3], const int n, const int np)
+static __device__ __forceinline__ prow stage_on_ring(const int s, const prow (&w)[3], const int n, const int np,
+                                                    const bool strips)
 {
     const prow &a = w[(n + 1) % 3], &b = w[(n + 2) % 3], &c = w[n % 3];
     if (s == BK_GAUSS) return stage_gauss(a, b, c, np);
     if (s == BK_MEDIAN) return stage_median(a, b, c, np);
     if (s == BK_SOBEL) return stage_sobel(a, b, c, np);
-    if (s == BK_GAUSS_X16) return stage_gauss_x16(a, b, c, np);
-    if (s == BK_MEDIAN_X16) return stage_median_x16(a, b, c, np);
-    if (s == BK_SOBEL_DIAG) return stage_sobel_diag(a, b, c, np);
-    return stage_median_dpx(a, b, c, np);
+    if (s == BK_GAUSS_X16) return stage_gauss_x16(a, b, c, np, strips);
+    if (s == BK_MEDIAN_X16) return stage_median_x16(a, b, c, np, strips);
+    if (s == BK_SOBEL_DIAG) return stage_sobel_diag(a, b, c, np, strips);
+    return stage_median_dpx(a, b, c, np, strips);
 }
 
 /* One input row m of an interior strip (rows y0 - nstages .. y0 + rows + nstages - 1, all inside
@@ -391,22 +438,23 @@ static __device__ __forceinline__ prow stage_on_ring(const int s, const prow (&w
  * (push >= 2) the stage computes a row and pushes it into stage k + 1's window; the last stage's
  * row is output row y0 + m + it - 2 nstages. */
 static __device__ __forceinline__ void interior_row(const bk_args &a, const int first, const int nstages, const int np,
-                                                    const int m, const int it, prow (&w)[3][3], rawrow (&ahead)[AHEAD],
-                                                    int x0, int x0w, int y0, int ylast, bool edge, bool writer)
+                                                    const bool strips, const int m, const int it, prow (&w)[3][3],
+                                                    rawrow (&ahead)[AHEAD], int x0, int x0w, int y0, int ylast, bool edge,
+                                                    int writer)
 {
     prow r = unpack(ahead[m % AHEAD], np, first);
-    ahead[m % AHEAD] = raw_load(a.in, a.pitch, x0, min(y0 - nstages + m + it + AHEAD, ylast), a.width, np, edge);
-    if (edge) r = row_clamp_columns(r, x0, x0w, a.width, np);
+    ahead[m % AHEAD] = raw_load(a.in, a.pitch, x0, min(y0 - nstages + m + it + AHEAD, ylast), a.width, np, edge, strips);
+    if (edge) r = row_clamp_columns(r, x0, x0w, a.width, np, strips);
     w[0][m % 3] = r;
 #pragma unroll
     for (int k = 0; k < nstages; k++) {
         const int n = m - 2 * k; /* this row's push number in stage k's window */
         if (n < 2) return;       /* the window is not full yet (compile time) */
-        prow o = stage_on_ring(first + k, w[k], n, np);
+        prow o = stage_on_ring(first + k, w[k], n, np, strips);
         if (k == nstages - 1) {
-            if (writer) row_store(a.out, a.pitch, x0, y0 + m + it - 2 * nstages, o, np, first);
+            row_store(a.out, a.pitch, x0, y0 + m + it - 2 * nstages, o, np, first, writer, strips);
         } else {
-            if (edge) o = row_clamp_columns(o, x0, x0w, a.width, np);
+            if (edge) o = row_clamp_columns(o, x0, x0w, a.width, np, strips);
             w[k + 1][(n - 2) % 3] = o;
         }
     }
@@ -417,20 +465,22 @@ static __device__ __forceinline__ void interior_row(const bk_args &a, const int 
  * unrolled by 3, the period of the windows and of the rows loaded ahead, so that nothing is copied
  * between registers and every shuffle runs with the whole warp. */
 static __device__ __forceinline__ void rolling_interior(const bk_args &a, const int first, const int nstages, const int np,
-                                                        const int rows, int x0, int x0w, int y0, bool edge, bool writer)
+                                                        const bool strips, const int rows, int x0, int x0w, int y0,
+                                                        bool edge, int writer)
 {
     prow w[3][3];
     rawrow ahead[AHEAD];
     const int ylast = y0 + rows + nstages - 1;
 #pragma unroll
-    for (int i = 0; i < AHEAD; i++) ahead[i] = raw_load(a.in, a.pitch, x0, y0 - nstages + i, a.width, np, edge);
+    for (int i = 0; i < AHEAD; i++) ahead[i] = raw_load(a.in, a.pitch, x0, y0 - nstages + i, a.width, np, edge, strips);
 #pragma unroll
-    for (int m = 0; m < 2 * nstages; m++) interior_row(a, first, nstages, np, m, 0, w, ahead, x0, x0w, y0, ylast, edge, writer);
+    for (int m = 0; m < 2 * nstages; m++)
+        interior_row(a, first, nstages, np, strips, m, 0, w, ahead, x0, x0w, y0, ylast, edge, writer);
 #pragma unroll 1
     for (int it = 0; it < rows; it += 3)
 #pragma unroll
         for (int u = 0; u < 3; u++)
-            interior_row(a, first, nstages, np, 2 * nstages + u, it, w, ahead, x0, x0w, y0, ylast, edge, writer);
+            interior_row(a, first, nstages, np, strips, 2 * nstages + u, it, w, ahead, x0, x0w, y0, ylast, edge, writer);
 }
 
 /* Lesson (the rolling kernels: one stage, or nstages fused): a warp owns a strip of `rows` rows
@@ -443,19 +493,23 @@ static __device__ __forceinline__ void rolling_interior(const bk_args &a, const 
  * 2 np >= 3 stay right). Picture edges: row and column clamping repeated after every stage (so an
  * intermediate pixel outside the picture is the intermediate at the clamped position). */
 static __device__ __forceinline__ void rolling_body(bk_args a, const int first, const int nstages, const int np,
-                                                    const int rows)
+                                                    const int rows, const bool strips)
 {
-    const int span = 2 * np, lane = threadIdx.x;
-    const int x0w = blockIdx.x * (OUT_LANES * span) - span, x0 = x0w + lane * span;
+    /* a lane's columns: 2 np from x0 (split), or np from x0 and np from x0 + STRIP_GAP (strips);
+     * the warp's output columns are 30 x 2 np wide either way */
+    const int span = strips ? np : 2 * np, lane = threadIdx.x, reach = strips ? STRIP_GAP(np) + 32 * np : 32 * span;
+    const int x0w = blockIdx.x * (OUT_LANES * 2 * np) - span, x0 = x0w + lane * span;
     const int y0 = blockIdx.y * rows;
     if (y0 >= a.height) return; /* the whole warp */
-    const bool edge = x0w < 0 || x0w + 32 * span > a.width;
-    const bool writer = lane >= 1 && lane <= OUT_LANES && x0 < a.width;
+    const bool edge = x0w < 0 || x0w + reach > a.width;
+    const bool out_lane = lane >= 1 && lane <= OUT_LANES;
+    const int writer = !out_lane ? 0 : !strips ? (x0 < a.width ? 3 : 0)
+                                               : (x0 < a.width) | (x0 + STRIP_GAP(np) < a.width) << 1;
     const int ybeg = max(y0 - nstages, 0), ylast = min(y0 + rows - 1 + nstages, a.height - 1);
     const int yend = min(y0 + rows, a.height);
     if (y0 - nstages >= 0 && y0 + rows + nstages <= a.height) {
-        if (edge) rolling_interior(a, first, nstages, np, rows, x0, x0w, y0, true, writer);
-        else rolling_interior(a, first, nstages, np, rows, x0, x0w, y0, false, writer); /* no clamping code at all */
+        if (edge) rolling_interior(a, first, nstages, np, strips, rows, x0, x0w, y0, true, writer);
+        else rolling_interior(a, first, nstages, np, strips, rows, x0, x0w, y0, false, writer); /* no clamping code */
         return;
     }
     /* Strips at the top or bottom of the picture: rows 0 and height - 1 enter a window twice. */
@@ -467,39 +521,39 @@ static __device__ __forceinline__ void rolling_body(bk_args a, const int first, 
      * computing it would keep one load in flight, far too few bytes to cover DRAM's latency. */
     rawrow ahead[PREFETCH];
 #pragma unroll
-    for (int i = 0; i < PREFETCH; i++) ahead[i] = raw_load(a.in, a.pitch, x0, min(ybeg + i, ylast), a.width, np, true);
+    for (int i = 0; i < PREFETCH; i++) ahead[i] = raw_load(a.in, a.pitch, x0, min(ybeg + i, ylast), a.width, np, true, strips);
     for (int y = ybeg; y <= ylast; y++) {
         prow r = unpack(ahead[0], np, first);
 #pragma unroll
         for (int i = 0; i < PREFETCH - 1; i++) ahead[i] = ahead[i + 1];
-        ahead[PREFETCH - 1] = raw_load(a.in, a.pitch, x0, min(y + PREFETCH, ylast), a.width, np, true);
-        if (edge) r = row_clamp_columns(r, x0, x0w, a.width, np);
+        ahead[PREFETCH - 1] = raw_load(a.in, a.pitch, x0, min(y + PREFETCH, ylast), a.width, np, true, strips);
+        if (edge) r = row_clamp_columns(r, x0, x0w, a.width, np, strips);
         for (int c0 = copies(y, a.height); c0 > 0; c0--) {
             push(w0, r);
             if (++n0 < 3) continue;
-            prow r1 = stage_on_ring(first, w0, 2, np);
-            if (edge) r1 = row_clamp_columns(r1, x0, x0w, a.width, np);
+            prow r1 = stage_on_ring(first, w0, 2, np, strips);
+            if (edge) r1 = row_clamp_columns(r1, x0, x0w, a.width, np, strips);
             const int y1 = next0++;
             if (nstages == 1) {
-                if (writer && y1 >= y0 && y1 < yend) row_store(a.out, a.pitch, x0, y1, r1, np, first);
+                if (y1 >= y0 && y1 < yend) row_store(a.out, a.pitch, x0, y1, r1, np, first, writer, strips);
                 continue;
             }
             for (int c1 = copies(y1, a.height); c1 > 0; c1--) {
                 push(w1, r1);
                 if (++n1 < 3) continue;
-                prow r2 = stage_on_ring(first + 1, w1, 2, np);
-                if (edge) r2 = row_clamp_columns(r2, x0, x0w, a.width, np);
+                prow r2 = stage_on_ring(first + 1, w1, 2, np, strips);
+                if (edge) r2 = row_clamp_columns(r2, x0, x0w, a.width, np, strips);
                 const int y2 = next1++;
                 if (nstages == 2) {
-                    if (writer && y2 >= y0 && y2 < yend) row_store(a.out, a.pitch, x0, y2, r2, np, first);
+                    if (y2 >= y0 && y2 < yend) row_store(a.out, a.pitch, x0, y2, r2, np, first, writer, strips);
                     continue;
                 }
                 for (int c2 = copies(y2, a.height); c2 > 0; c2--) {
                     push(w2, r2);
                     if (++n2 < 3) continue;
-                    const prow r3 = stage_on_ring(first + 2, w2, 2, np);
+                    const prow r3 = stage_on_ring(first + 2, w2, 2, np, strips);
                     const int y3 = next2++;
-                    if (writer && y3 >= y0 && y3 < yend) row_store(a.out, a.pitch, x0, y3, r3, np, first);
+                    if (y3 >= y0 && y3 < yend) row_store(a.out, a.pitch, x0, y3, r3, np, first, writer, strips);
                 }
             }
         }
@@ -507,14 +561,14 @@ static __device__ __forceinline__ void rolling_body(bk_args a, const int first, 
 }
 
 #define BK_BOUNDS __launch_bounds__(BK_THREADS)
-static __global__ void BK_BOUNDS bk_kernel_gauss(bk_args a) { rolling_body(a, BK_GAUSS, 1, 4, BK_ROWS); }
-static __global__ void BK_BOUNDS bk_kernel_median(bk_args a) { rolling_body(a, BK_MEDIAN, 1, 4, BK_ROWS); }
-static __global__ void BK_BOUNDS bk_kernel_sobel(bk_args a) { rolling_body(a, BK_SOBEL, 1, 4, BK_ROWS); }
-static __global__ void BK_BOUNDS bk_kernel_fused(bk_args a) { rolling_body(a, BK_GAUSS, 3, 4, BK_ROWS); }
+static __global__ void BK_BOUNDS bk_kernel_gauss(bk_args a) { rolling_body(a, BK_GAUSS, 1, 4, BK_ROWS, false); }
+static __global__ void BK_BOUNDS bk_kernel_median(bk_args a) { rolling_body(a, BK_MEDIAN, 1, 4, BK_ROWS, false); }
+static __global__ void BK_BOUNDS bk_kernel_sobel(bk_args a) { rolling_body(a, BK_SOBEL, 1, 4, BK_ROWS, false); }
+static __global__ void BK_BOUNDS bk_kernel_fused(bk_args a) { rolling_body(a, BK_GAUSS, 3, 4, BK_ROWS, false); }
 /* The same with 16 pixels per lane: half the shuffles per pixel, but 133 registers (fewer warps). */
-static __global__ void BK_BOUNDS bk_kernel_fused_w16(bk_args a) { rolling_body(a, BK_GAUSS, 3, 8, BK_ROWS); }
+static __global__ void BK_BOUNDS bk_kernel_fused_w16(bk_args a) { rolling_body(a, BK_GAUSS, 3, 8, BK_ROWS, false); }
 /* The median ladder's best rung: 16 pixels per lane, 16-byte loads and stores. */
-static __global__ void BK_BOUNDS median_kernel_best(bk_args a) { rolling_body(a, BK_MEDIAN, 1, 8, BK_ROWS); }
+static __global__ void BK_BOUNDS median_kernel_best(bk_args a) { rolling_body(a, BK_MEDIAN, 1, 8, BK_ROWS, false); }
 /* Lesson (the budget rungs, issue 20): the same rolling walk with the stages above that fit the
  * sm_90 instruction budget better (at the H100's memcpy speed 22.4 thread-instructions per pixel in
  * all and 11.2 on the ALU; H200: 15.9 / 7.9), and 96-row strips (the rows that fill the windows
@@ -529,8 +583,14 @@ static __global__ void BK_BOUNDS median_kernel_best(bk_args a) { rolling_body(a,
  *     H100's budget, 84% of the H200's), ALU 7.0 (62%, 88%): no pipe binds on the H100.
  * Registers (sm_90): fused_dpx 107 (the 8-pixel kernel 96), median dpx 88 (best 90); no spills
  * (fused_dpx keeps the edge path's 32-byte stack frame, as the 8-pixel kernel does). */
-static __global__ void BK_BOUNDS bk_kernel_fused_dpx(bk_args a) { rolling_body(a, BK_GAUSS_X16, 3, 4, BK_ROWS_DPX); }
-static __global__ void BK_BOUNDS median_kernel_dpx(bk_args a) { rolling_body(a, BK_MEDIAN_DPX, 1, 8, BK_ROWS_DPX); }
+static __global__ void BK_BOUNDS bk_kernel_fused_dpx(bk_args a) { rolling_body(a, BK_GAUSS_X16, 3, 4, BK_ROWS_DPX, false); }
+static __global__ void BK_BOUNDS median_kernel_dpx(bk_args a) { rolling_body(a, BK_MEDIAN_DPX, 1, 8, BK_ROWS_DPX, false); }
+/* fused_strips: fused_dpx in the two-strip layout (STRIP_GAP): the 12 shifts of a row (2 gauss, 6
+ * median, 4 sobel) lose their byte permutes. Static SASS count (as above): 577 instructions for 24
+ * pixels = 24.0 a pixel: ALU 11.75, FMA 9.7, LSU 2.0 (two 4-byte loads and stores a row); with
+ * the halo (x 1.13) 27.2 in all and 13.3 on the ALU: 121% and 119% of the H100's budget at 100%
+ * of memcpy (fused_dpx: 28.3 and 14.7). 99 registers, no spills. */
+static __global__ void BK_BOUNDS bk_kernel_fused_strips(bk_args a) { rolling_body(a, BK_GAUSS_X16, 3, 4, BK_ROWS_DPX, true); }
 
 static dim3 rolling_grid(const bk_args *a, int np, int rows)
 {
@@ -549,6 +609,7 @@ void launch_bk_fused(const bk_args *a, bk_fused_kind kind, cudaStream_t st)
 {
     if (kind == BK_FUSED_W16) bk_kernel_fused_w16<<<rolling_grid(a, 8, BK_ROWS), BK_THREADS, 0, st>>>(*a);
     else if (kind == BK_FUSED_DPX) bk_kernel_fused_dpx<<<rolling_grid(a, 4, BK_ROWS_DPX), BK_THREADS, 0, st>>>(*a);
+    else if (kind == BK_FUSED_STRIPS) bk_kernel_fused_strips<<<rolling_grid(a, 4, BK_ROWS_DPX), BK_THREADS, 0, st>>>(*a);
     else bk_kernel_fused<<<rolling_grid(a, 4, BK_ROWS), BK_THREADS, 0, st>>>(*a);
     GL_CHECK_LAUNCH();
 }
