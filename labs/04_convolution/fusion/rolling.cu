@@ -38,10 +38,11 @@ typedef struct {
  * BK_GAUSS_X16, BK_MEDIAN_X16, BK_SOBEL_DIAG (consecutive: first + k); the median rung BK_MEDIAN_DPX. */
 enum { BK_GAUSS_X16 = BK_STAGES, BK_MEDIAN_X16, BK_SOBEL_DIAG, BK_MEDIAN_DPX };
 
-/* a * 1 + b (and a * k + b: madd_fma) with a 1 that the compiler cannot see (blockDim.x / BK_THREADS: every rolling kernel
- * runs BK_THREADS threads a block): an IMAD, issued to the FMA pipe, where a + b would be an IADD3
- * on the ALU pipe, the one the median fills. b - a the same with a -1 of its own (-blockDim.x >> 5
- * as a signed shift), which keeps the compiler from gathering the subtrahends into one IADD3. */
+/* a * 1 + b (and a * k + b: madd_fma) with a 1 that the compiler cannot see (blockDim.x /
+ * BK_THREADS: every rolling kernel runs BK_THREADS threads a block): an IMAD, issued to the FMA
+ * pipe, where a + b would be an IADD3 on the ALU pipe, the one the median fills. b - a the same
+ * with a -1 of its own (-blockDim.x >> 5 as a signed shift), which keeps the compiler from
+ * gathering the subtrahends into one IADD3. */
 static_assert(BK_THREADS == 32, "sub_fma's -1 is -blockDim.x >> 5");
 static __device__ __forceinline__ unsigned unit_fma() { return blockDim.x / BK_THREADS; }
 static __device__ __forceinline__ unsigned add_fma(unsigned a, unsigned b) { return a * unit_fma() + b; }
