@@ -158,29 +158,59 @@ def names(tmp):
           and lab04_row_key({"variant": "W16_DP4A_R8"}) == "w16_dp4a_r8", "Lab 04's variants: GM, CM, SM are the *_cf1 kernels")
 
 
+def write_budget_ncu(path, launches):
+    """ncu's raw CSV of --budget's metrics: one line per (kernel, copy, total, pipes) launch, warp
+    instructions = copy x per-pixel figure x 2^23 (2^28 pixels / 32)."""
+    pipes = ("alu", "fma", "fmaheavy", "lsu", "xu", "uniform", "cbu", "adu")
+    metrics = [f"sm__inst_executed_pipe_{p}.sum" for p in pipes] + [
+        "sm__inst_executed.sum", "dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum",
+        "sm__cycles_elapsed.avg.per_second"]
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, quoting=csv.QUOTE_ALL, lineterminator="\n")
+        w.writerow(["ID", "Kernel Name"] + metrics)
+        w.writerow(["", ""] + ["inst"] * 9 + ["byte", "byte", "nsecond", "cycle/second"])
+        for launch, (name, copy, total, pipe) in enumerate(launches):
+            w.writerow([launch, name] + [f"{copy * v * 2 ** 23:,.0f}" for v in pipe + [total]]
+                       + ["1,073,741,824", "1,073,741,824", "800,000", "1,980,000,000"])
+
+
+def budget04(tmp):
+    """Lab 04's budget rows (--only median,fusion): the fusion rows launch their kernels twice
+    (verification, timed) except the sequential mode's kernel sum (no launch); the e2e rows (no
+    floor of bytes) pair with their launches and are left out of the budget."""
+    pipe = [10.0, 4.0, 2.0, 1.0, 0, 1.0, 0, 0]
+    seq = ["bk_kernel_gauss", "bk_kernel_median", "bk_kernel_sobel"]
+    names = ["bk_kernel_gauss"] * 2 + seq * 2 + ["bk_kernel_fused_dpx"] * 2 + ["median_kernel_dpx"] * 2
+    ncu, lab, out = (os.path.join(tmp, f) for f in ("b04_ncu.csv", "b04_lab.csv", "budget_04.csv"))
+    write_budget_ncu(ncu, [(n + "(bk_args)", 1, 20.0, pipe) for n in names])
+    with open(lab, "w") as f:
+        f.write("# sms=132\n# copy_gbs=2994.6\nlab,experiment,variant,size,param,bytes,working_set_bytes,requests\n"
+                "04_convolution,ceiling,memcpy_d2d,1073741824,,2147483648,2147483648,\n")
+        for variant, floor in (("block/stage/gauss", "536870912"), ("block/sequential/kernels", ""),
+                               ("block/sequential/e2e", ""), ("block/fused_dpx/kernels", "536870912")):
+            f.write(f"04_convolution,fusion,{variant},268435456,16384,{floor},{floor},\n")
+        f.write("04_convolution,median,dpx,268435456,16384,536870912,536870912,\n")
+    rc, text = tool("--budget", "04", out, "--replay", ncu, lab)
+    rows = []
+    if os.path.exists(out):
+        with open(out) as f:
+            rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    check(rc == 0 and [(r["variant"], r["kernels"]) for r in rows]
+          == [("block/stage/gauss", "bk_kernel_gauss(bk_args)"), ("block/fused_dpx/kernels", "bk_kernel_fused_dpx(bk_args)"),
+              ("dpx", "median_kernel_dpx(bk_args)")] and rows[0]["bytes_per_pixel"] == "2",
+          "budget 04: median and fusion rows pair (e2e paired and left out, the sequential sum has no launch)")
+
+
 def budget_fixture(tmp):
     """Lab 05 at 16384^2 (8 bytes per pixel, 2^28 pixels: warp instructions = per pixel x 2^23) on
     132 SMs at 1980 MHz and 2994.6 GB/s: 1.43222 pixels per SM per clock, 89.37 instructions per
     pixel in all, 44.69 on a half-rate pipe. Each row's launch runs twice (--once: verification,
     then timed); the first copy counts double, so taking it would show."""
-    pipes = ("alu", "fma", "fmaheavy", "lsu", "xu", "uniform", "cbu", "adu")
     per_pixel = {"tile_fwd": (38.0, [15.25, 16.0, 6.5, 2.5, 0, 2.75, 1.5, 0]),
                  "tile_inv": (50.0, [30.0, 12.0, 6.0, 2.0, 0, 4.5, 1.5, 0])}
-    metrics = [f"sm__inst_executed_pipe_{p}.sum" for p in pipes] + [
-        "sm__inst_executed.sum", "dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum",
-        "sm__cycles_elapsed.avg.per_second"]
     ncu, lab = os.path.join(tmp, "budget_ncu.csv"), os.path.join(tmp, "budget_lab.csv")
-    with open(ncu, "w", newline="") as f:
-        w = csv.writer(f, quoting=csv.QUOTE_ALL, lineterminator="\n")
-        w.writerow(["ID", "Kernel Name"] + metrics)
-        w.writerow(["", ""] + ["inst"] * 9 + ["byte", "byte", "nsecond", "cycle/second"])
-        launch = 0
-        for name in ("tile_fwd", "tile_inv"):
-            for copy in (2, 1):  # the verification launch (made to count double), then the timed one
-                total, pipe = per_pixel[name]
-                w.writerow([launch, name + "(tile_args)"] + [f"{copy * v * 2 ** 23:,.0f}" for v in pipe + [total]]
-                           + ["1,073,741,824", "1,073,741,824", "800,000", "1,980,000,000"])
-                launch += 1
+    # the verification launch (made to count double), then the timed one
+    write_budget_ncu(ncu, [(name + "(tile_args)", copy) + per_pixel[name] for name in per_pixel for copy in (2, 1)])
     with open(lab, "w") as f:
         f.write("# lab=05_haar\n# sms=132\n# copy_gbs=2994.6\nlab,experiment,variant,size,param,bytes,"
                 "working_set_bytes,requests\n05_haar,ceiling,memcpy_d2d,1073741824,,2147483648,2147483648,\n")
@@ -328,7 +358,7 @@ def command_lines(tmp):
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        for test in (lab01, lab02, lab03, lab04, lab05, names, budget, budget_lab04, command_lines):
+        for test in (lab01, lab02, lab03, lab04, lab05, names, budget, budget_lab04, budget04, command_lines):
             test(tmp)
     print(f"{failures} failure(s)")
     return 1 if failures else 0

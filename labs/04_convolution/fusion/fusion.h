@@ -35,7 +35,10 @@
 
 typedef enum { PX_RGB_TO_YUV, PX_GAMMA, PX_CHROMA, PX_YUV_TO_RGB, PX_RGB_TO_GRAY, PX_STAGES } px_stage;
 typedef enum { BK_GAUSS, BK_MEDIAN, BK_SOBEL, BK_STAGES } bk_stage;
-typedef enum { MED_SCALAR, MED_VECTOR, MED_SHARED, MED_BEST, MED_RUNGS } median_rung;
+typedef enum { MED_SCALAR, MED_VECTOR, MED_SHARED, MED_BEST, MED_DPX, MED_RUNGS } median_rung;
+/* The fused kernel: block-based, 8 pixels per lane, 16, or the instruction-budget rung (issue 20);
+ * the same in two strips (BK_FUSED_STRIPS); pixel-wise: BK_FUSED_W8 (the first) or BK_FUSED_DPX */
+typedef enum { BK_FUSED_W8, BK_FUSED_W16, BK_FUSED_DPX, BK_FUSED_STRIPS, BK_FUSED_KINDS } bk_fused_kind;
 
 typedef struct {
     const uint32_t *in; /* RGBA or YUVA pixels */
@@ -56,14 +59,15 @@ extern "C" {
 /* pixel.cu: the pixel-wise pipeline */
 const char *px_stage_name(px_stage s);
 void launch_px_stage(px_stage s, const px_args *a, cudaStream_t st);
-void launch_px_fused(const px_args *a, cudaStream_t st); /* in: RGBA, out: gray bytes */
+void launch_px_fused(const px_args *a, int dpx, cudaStream_t st); /* in: RGBA, out: gray bytes; dpx: issue 20's rung */
 /* rolling.cu: the block-based pipeline (rolling kernels) and the median ladder's best rung */
 const char *bk_stage_name(bk_stage s);
 void launch_bk_stage(bk_stage s, const bk_args *a, cudaStream_t st);
-/* gauss -> median -> sobel in one kernel; wide: 16 pixels per lane instead of 8 */
-void launch_bk_fused(const bk_args *a, int wide, cudaStream_t st);
-void launch_median_best(const bk_args *a, cudaStream_t st); /* launch_median(MED_BEST, ...) */
-/* median.cu: the median ladder (MED_BEST through launch_median_best) */
+/* gauss -> median -> sobel in one kernel (bk_fused_kind: which one) */
+void launch_bk_fused(const bk_args *a, bk_fused_kind kind, cudaStream_t st);
+/* launch_median(MED_BEST, ...), or with dpx (MED_DPX) the instruction-budget rung */
+void launch_median_best(const bk_args *a, int dpx, cudaStream_t st);
+/* median.cu: the median ladder (MED_BEST and MED_DPX through launch_median_best) */
 const char *median_rung_name(median_rung r);
 void launch_median(median_rung r, const bk_args *a, cudaStream_t st);
 

@@ -56,7 +56,7 @@ typedef struct {
     void *ref[MAX_STAGES];     /* tight: stage k's output by the CPU reference */
     uint8_t *scratch;          /* tight, for checks */
     const uint8_t *d_gamma;
-    int wide; /* block: the fused kernel with 16 pixels per lane (its extra row) */
+    bk_fused_kind kind; /* which fused kernel (the first, or the extra rows': block w16 and dpx, pixel dpx) */
 } pipeline;
 
 static size_t pixels(const pipeline *p) { return (size_t)p->w * p->h; }
@@ -95,10 +95,10 @@ static void launch_fused(const pipeline *p, const void *in, void *out, cudaStrea
 {
     if (!p->pitched) {
         px_args a = {(const uint32_t *)in, out, pixels(p), p->d_gamma};
-        launch_px_fused(&a, s);
+        launch_px_fused(&a, p->kind == BK_FUSED_DPX, s);
     } else {
         bk_args a = {(const uint8_t *)in, (uint8_t *)out, p->w, p->h, (int)dev_pitch(p, 1)};
-        launch_bk_fused(&a, p->wide, s);
+        launch_bk_fused(&a, p->kind, s);
     }
 }
 
@@ -260,7 +260,8 @@ static gl_enqueue_fn mode_fn(mode m, int kernels_only)
 static gl_row measure_mode(pipeline *p, mode m, int kernels_only, double base_ms)
 {
     char variant[64], what[128];
-    snprintf(variant, sizeof variant, "%s/%s%s/%s", p->name, MODE_NAMES[m], p->wide ? "_w16" : "",
+    static const char *const kind_suffix[BK_FUSED_KINDS] = {"", "_w16", "_dpx", "_strips"};
+    snprintf(variant, sizeof variant, "%s/%s%s/%s", p->name, MODE_NAMES[m], kind_suffix[p->kind],
              kernels_only ? "kernels" : "e2e");
     snprintf(what, sizeof what, "fusion %s %dx%d", variant, p->w, p->h);
     double bytes = NAN;
@@ -417,12 +418,16 @@ static void run_pipe(pipeline *p, double seed_gain, double goal_pct)
         if (m == MODE_FUSED) r.fused_gbs = k.gbs, r.fused_pct = k.pct_of_copy;
     }
     print_result(p, &r, seed_gain, goal_pct);
-    if (p->pitched) { /* the fused kernel again, 16 pixels per lane */
-        p->wide = 1;
+    /* the fused kernel again: block 16 pixels per lane (w16), and the instruction-budget rungs (dpx) */
+    static const char *const what[BK_FUSED_KINDS] = {"", "with 16 pixels per lane (fused_w16)",
+                                                     "within the instruction budget (fused_dpx)",
+                                                     "fused_dpx in two strips (fused_strips)"};
+    for (int kind = p->pitched ? BK_FUSED_W16 : BK_FUSED_DPX; kind <= (p->pitched ? BK_FUSED_STRIPS : BK_FUSED_DPX); kind++) {
+        p->kind = (bk_fused_kind)kind;
         gl_row k = measure_mode(p, MODE_FUSED, 1, seq_kernels);
-        p->wide = 0;
-        printf("fused kernel with 16 pixels per lane (fused_w16): %.3f ms, %.0f GB/s = %.1f%% of memcpy (8 per lane: "
-               "%.3f ms)\n", k.median_ms, k.gbs, k.pct_of_copy, r.kernels[MODE_FUSED]);
+        p->kind = BK_FUSED_W8;
+        printf("fused kernel %s: %.3f ms, %.0f GB/s = %.1f%% of memcpy (the first fused kernel: %.3f ms)\n",
+               what[kind], k.median_ms, k.gbs, k.pct_of_copy, r.kernels[MODE_FUSED]);
     }
 }
 
@@ -611,7 +616,8 @@ void median_run(gl_lab *L)
     if (!gl_cli_selected(&L->cli, "median", NULL)) return;
     gl_lab_heading("median", "the median 3x3 ladder: scalar (the seed's kernel), vector (4 outputs, the seed's "
                              "medianfilter_x4), shared (the input tile on chip), best (column sorts, 16 pixels "
-                             "per lane); GB/s on 2 bytes per pixel");
+                             "per lane), dpx (best within the sm_90 instruction budget: 3-input min / max); GB/s "
+                             "on 2 bytes per pixel");
     pic_size sizes[N_SIZES];
     const int n = picture_sizes(L, sizes);
     for (int s = 0; s < n; s++) {

@@ -84,6 +84,42 @@ static __device__ __forceinline__ uint32_t px_fused_gray(uint32_t p, const uint8
     return (uint32_t)(77 * r + 150 * g + 29 * b + 128) >> 8;
 }
 
+/* clamp(v + k, 0, 255): one DPX instruction on sm_90 (VIADDMNMX.S32.RELU: max(min(v + k, 255), 0)),
+ * an add and two min / max below. */
+static __device__ __forceinline__ int clamp255_add(int v, int k)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    return __viaddmin_s32_relu(v, k, 255);
+#else
+    return clamp255(v + k);
+#endif
+}
+
+/* Lesson (the fused pixel pipeline within the instruction budget, issue 20): px_fused_gray's five
+ * clamps a pixel cost two ALU instructions each (10 VIMNMX), and one add-min-relu (DPX) does an
+ * add and a clamp to 0..255. The chroma clamps to -128..127 become clamps of D + 128 and E + 128
+ * (the add in the DPX instruction); the yuv_to_rgb sums take D' = D + 128 and E' = E + 128, and
+ * their constants leave the sums where they are multiples of 256 (added after the shift, in the
+ * DPX instruction): G = C - 100 D' - 208 E' + 154 * 256, B = C + 516 D' - 258 * 256, and R = C +
+ * 128 + 409 E' - 205 * 256 (C = 298 (Y - 16) + 128 as before). ptxas splits each into a shift-add
+ * (LEA.HI) and a VIMNMX.RELU, which is still 2 instructions where px_fused_gray spends 3.
+ * Static SASS count (CUDA 13.0, sm_90; counted, not timed), from the last 16-byte load to the
+ * first vector's store (4 pixels): 172 instructions, ALU 90 (22.5 a pixel), FMA 63, where
+ * px_fused_gray takes 185, ALU 101 (25.3). The budget at 100% of memcpy (5 bytes a pixel): H100
+ * 55.9 in all and 27.9 on the ALU, H200 39.8 and 19.9: on the H200 the ALU still binds. */
+static __device__ __forceinline__ uint32_t px_fused_gray_dpx(uint32_t p, const uint8_t *table)
+{
+    const int g128 = (int)((p & 0xff00u) >> 1);
+    const int y = table[(dot4(p, 0x00190142, g128 + 128) >> 8) + 16];            /* Y, then gamma */
+    const int d = clamp255_add((5 * (dot4(p, 0x0070b6da, 128) >> 8)) >> 2, 128); /* U after chroma */
+    const int e = clamp255_add((5 * (dot4(p, 0x00eea270, 128) >> 8)) >> 2, 128); /* V after chroma */
+    const int c = 298 * y - 4640;
+    const int r = clamp255_add((c + 128 + 409 * e) >> 8, -205);
+    const int g = clamp255_add((c - 100 * d - 208 * e) >> 8, 154);
+    const int b = clamp255_add((c + 516 * d) >> 8, -258);
+    return (uint32_t)(77 * r + 150 * g + 29 * b + 128) >> 8;
+}
+
 /* The gamma table, 256 bytes, copied into shared memory by the block's first 64 threads. */
 static __device__ __forceinline__ void load_table(uint8_t *table, const uint8_t *g)
 {
@@ -96,7 +132,7 @@ static __device__ __forceinline__ void load_table(uint8_t *table, const uint8_t 
  * and writes them back (4 bytes per 4 pixels once they are gray). One stage per kernel: every
  * intermediate picture goes to DRAM and back; fused (px_fused_gray): only the input and the final
  * gray picture touch DRAM. */
-static __device__ __forceinline__ void px_body(px_args a, const int first, const int last)
+static __device__ __forceinline__ void px_body(px_args a, const int first, const int last, const bool dpx)
 {
     __shared__ uint8_t table[256];
     if (first <= PX_GAMMA && last >= PX_GAMMA) load_table(table, a.gamma);
@@ -116,7 +152,7 @@ static __device__ __forceinline__ void px_body(px_args a, const int first, const
     for (int v = 0; v < PX_VECS; v++) {
         if (first == PX_RGB_TO_YUV && last == PX_RGB_TO_GRAY) {
 #pragma unroll
-            for (int k = 0; k < 4; k++) p[v][k] = px_fused_gray(p[v][k], table);
+            for (int k = 0; k < 4; k++) p[v][k] = dpx ? px_fused_gray_dpx(p[v][k], table) : px_fused_gray(p[v][k], table);
         } else {
 #pragma unroll
             for (int s = first; s <= last; s++)
@@ -141,13 +177,17 @@ static __device__ __forceinline__ void px_body(px_args a, const int first, const
 }
 
 #define PX_STAGE_KERNEL(S) \
-    static __global__ void __launch_bounds__(PX_BLOCK) px_kernel_##S(px_args a) { px_body(a, S, S); }
+    static __global__ void __launch_bounds__(PX_BLOCK) px_kernel_##S(px_args a) { px_body(a, S, S, false); }
 PX_STAGE_KERNEL(PX_RGB_TO_YUV)
 PX_STAGE_KERNEL(PX_GAMMA)
 PX_STAGE_KERNEL(PX_CHROMA)
 PX_STAGE_KERNEL(PX_YUV_TO_RGB)
 PX_STAGE_KERNEL(PX_RGB_TO_GRAY)
-static __global__ void __launch_bounds__(PX_BLOCK) px_kernel_fused(px_args a) { px_body(a, PX_RGB_TO_YUV, PX_RGB_TO_GRAY); }
+static __global__ void __launch_bounds__(PX_BLOCK) px_kernel_fused(px_args a) { px_body(a, PX_RGB_TO_YUV, PX_RGB_TO_GRAY, false); }
+static __global__ void __launch_bounds__(PX_BLOCK) px_kernel_fused_dpx(px_args a)
+{
+    px_body(a, PX_RGB_TO_YUV, PX_RGB_TO_GRAY, true);
+}
 
 static dim3 px_grid(size_t n)
 {
@@ -163,9 +203,10 @@ void launch_px_stage(px_stage s, const px_args *a, cudaStream_t st)
     GL_CHECK_LAUNCH();
 }
 
-void launch_px_fused(const px_args *a, cudaStream_t st)
+void launch_px_fused(const px_args *a, int dpx, cudaStream_t st)
 {
-    px_kernel_fused<<<px_grid(a->n), PX_BLOCK, 0, st>>>(*a);
+    if (dpx) px_kernel_fused_dpx<<<px_grid(a->n), PX_BLOCK, 0, st>>>(*a);
+    else px_kernel_fused<<<px_grid(a->n), PX_BLOCK, 0, st>>>(*a);
     GL_CHECK_LAUNCH();
 }
 

@@ -14,10 +14,11 @@
 #define BK_THREADS 32  /* one warp per block of the rolling kernels: the warp's strip then depends on
                           blockIdx only, so the compiler knows every branch on it is warp-uniform */
 #define BK_ROWS 48     /* output rows per warp: a strip of the picture walked top to bottom (a multiple of 3) */
+#define BK_ROWS_DPX 96 /* the budget rungs: the 2 nstages rows that fill the windows, spread over twice the rows */
 #define OUT_LANES 30   /* lanes 1..30 write; lanes 0 and 31 only load the halo columns */
 #define PREFETCH 4     /* rows loaded ahead of the one being computed (edge strips) */
 #define AHEAD 3        /* the same for interior strips: 3, the period of their unrolled loop */
-static_assert(BK_ROWS % 3 == 0, "interior strips run their loop in steps of 3 rows");
+static_assert(BK_ROWS % 3 == 0 && BK_ROWS_DPX % 3 == 0, "interior strips run their loop in steps of 3 rows");
 
 /* 2 np pixels of one row held by one lane, two per register: pixel j (0 <= j < np) in the low 16
  * bits of p[j], pixel np + j in the high 16 bits. Sums of up to 16 pixels fit in 16 bits, and min /
@@ -33,10 +34,52 @@ typedef struct {
     unsigned w[4];
 } rawrow;
 
+/* Stage numbers of rolling_body beyond bk_stage: the budget rungs. The fused budget rung runs
+ * BK_GAUSS_X16, BK_MEDIAN_X16, BK_SOBEL_DIAG (consecutive: first + k); the median rung BK_MEDIAN_DPX. */
+enum { BK_GAUSS_X16 = BK_STAGES, BK_MEDIAN_X16, BK_SOBEL_DIAG, BK_MEDIAN_DPX };
+
+/* a * 1 + b (and a * k + b: madd_fma) with a 1 that the compiler cannot see (blockDim.x /
+ * BK_THREADS: every rolling kernel runs BK_THREADS threads a block): an IMAD, issued to the FMA
+ * pipe, where a + b would be an IADD3 on the ALU pipe, the one the median fills. b - a the same
+ * with a -1 of its own (-blockDim.x >> 5 as a signed shift), which keeps the compiler from
+ * gathering the subtrahends into one IADD3. */
+static_assert(BK_THREADS == 32, "sub_fma's -1 is -blockDim.x >> 5");
+static __device__ __forceinline__ unsigned unit_fma() { return blockDim.x / BK_THREADS; }
+static __device__ __forceinline__ unsigned add_fma(unsigned a, unsigned b) { return a * unit_fma() + b; }
+static __device__ __forceinline__ unsigned madd_fma(unsigned a, unsigned k, unsigned b) { return a * (k * unit_fma()) + b; }
+static __device__ __forceinline__ unsigned sub_fma(unsigned b, unsigned a)
+{
+    return a * (unsigned)(-(int)blockDim.x >> 5) + b;
+}
+
+/* Lesson (two strips, the layout of fused_strips): a lane's low halves hold np pixels of one strip
+ * of the picture and its high halves the np pixels STRIP_GAP(np) columns to the right, in a second
+ * strip: a register's left neighbour is then the left lane's register whole (one shuffle, no byte
+ * permute), where the split layout above pairs pixel j with pixel np + j of the same lane. */
+#define STRIP_GAP(np) (OUT_LANES * (np))
+
+/* The np bytes at x (np / 4 words into w[k0..]); zeros outside the picture (edge warps). */
+static __device__ __forceinline__ void strip_load(rawrow &r, int k0, const uint8_t *row, int x, int width, const int np,
+                                                  const bool edge)
+{
+    if (edge && (x < 0 || x >= width)) return; /* outside: row_clamp_columns fills it */
+    if (np == 4) {
+        r.w[k0] = *(const unsigned *)(row + x);
+    } else {
+        const uint2 v = *(const uint2 *)(row + x);
+        r.w[k0] = v.x, r.w[k0 + 1] = v.y;
+    }
+}
+
 static __device__ __forceinline__ rawrow raw_load(const uint8_t *in, int pitch, int x0, int y, int width, const int np,
-                                                const bool edge)
+                                                const bool edge, const bool strips)
 {
     rawrow r = {{0, 0, 0, 0}};
+    if (strips) { /* each strip's np bytes: words 0.. (low halves) and np / 4.. (high halves) */
+        strip_load(r, 0, in + (size_t)y * pitch, x0, width, np, edge);
+        strip_load(r, np / 4, in + (size_t)y * pitch, x0 + STRIP_GAP(np), width, np, edge);
+        return r;
+    }
     if (edge && (x0 < 0 || x0 >= width)) return r; /* outside: row_clamp_columns fills it */
     const uint8_t *src = in + (size_t)y * pitch + x0; /* x0 % (2 np) == 0, pitch % 64 == 0: aligned, in the row */
     if (np == 4) {
@@ -49,9 +92,30 @@ static __device__ __forceinline__ rawrow raw_load(const uint8_t *in, int pitch, 
     return r;
 }
 
-/* Bytes j and np + j into the halves of p[j]: byte j % 4 of word j / 4 and of word (np + j) / 4. */
-static __device__ __forceinline__ prow unpack(const rawrow &raw, const int np)
+/* Lesson (unpack, the budget rungs): the odd bytes of each word with one byte permute (O: pixels
+ * 4k + 1 and 4k + 3 in the halves), the even ones as the word minus 256 O (an IMAD, not a mask on
+ * the ALU), then each pair of halves with one byte permute: 1.5 ALU instructions a pair, not 2. */
+static __device__ __forceinline__ prow unpack_dpx(const rawrow &raw, const int np)
 {
+    unsigned e[4], o[4];
+#pragma unroll
+    for (int k = 0; k < np / 2; k++) {
+        o[k] = __byte_perm(raw.w[k], 0, 0x4341);
+        e[k] = madd_fma(o[k], 0xffffff00u, raw.w[k]);
+    }
+    prow r;
+#pragma unroll
+    for (int j = 0; j < np; j++) {
+        const unsigned *src = j & 1 ? o : e; /* pixel j: half (j & 2) / 2 of src[j / 4]; pixel np + j likewise */
+        r.p[j] = __byte_perm(src[j / 4], src[(np + j) / 4], j & 2 ? 0x7632 : 0x5410);
+    }
+    return r;
+}
+
+/* Bytes j and np + j into the halves of p[j]: byte j % 4 of word j / 4 and of word (np + j) / 4. */
+static __device__ __forceinline__ prow unpack(const rawrow &raw, const int np, const int first)
+{
+    if (first >= BK_GAUSS_X16) return unpack_dpx(raw, np);
     prow r;
 #pragma unroll
     for (int j = 0; j < np; j++) {
@@ -61,42 +125,62 @@ static __device__ __forceinline__ prow unpack(const rawrow &raw, const int np)
     return r;
 }
 
-/* Into the padding of the row too (the pitch covers whole vectors): only the caller's x0 < width matters. */
-static __device__ __forceinline__ void row_store(uint8_t *out, int pitch, int x0, int y, const prow &r, const int np)
+/* Into the padding of the row too (the pitch covers whole vectors): only x0 < width matters, which
+ * the caller's writer says (bit 0; with two strips, bit 1: the second strip's x0 + STRIP_GAP).
+ * The budget rungs' last stages leave clean halves (0..255, the rest zero): p + 256 q is then an
+ * IMAD that interleaves two of them, where other rungs permute (all on the ALU). */
+static __device__ __forceinline__ void row_store(uint8_t *out, int pitch, int x0, int y, const prow &r, const int np,
+                                                 const int first, const int writer, const bool strips)
 {
+    if (!writer) return;
     uint8_t *dst = out + (size_t)y * pitch + x0;
     unsigned w[4];
 #pragma unroll
     for (int k = 0; k < np / 4; k++) { /* pixels 4k..4k+3 (low halves) and np + 4k.. (high halves) */
-        const unsigned a = __byte_perm(r.p[4 * k], r.p[4 * k + 1], 0x6240);     /* lo0 lo1 hi0 hi1 */
-        const unsigned b = __byte_perm(r.p[4 * k + 2], r.p[4 * k + 3], 0x6240); /* lo2 lo3 hi2 hi3 */
+        const bool clean = first >= BK_GAUSS_X16;
+        const unsigned a = clean ? madd_fma(r.p[4 * k + 1], 256, r.p[4 * k])                /* lo0 lo1 hi0 hi1 */
+                                 : __byte_perm(r.p[4 * k], r.p[4 * k + 1], 0x6240);
+        const unsigned b = clean ? madd_fma(r.p[4 * k + 3], 256, r.p[4 * k + 2])            /* lo2 lo3 hi2 hi3 */
+                                 : __byte_perm(r.p[4 * k + 2], r.p[4 * k + 3], 0x6240);
         w[k] = __byte_perm(a, b, 0x5410);
         w[np / 4 + k] = __byte_perm(a, b, 0x7632);
     }
-    if (np == 4) *(uint2 *)dst = make_uint2(w[0], w[1]);
-    else *(uint4 *)dst = make_uint4(w[0], w[1], w[2], w[3]);
+    if (strips) { /* the low halves' np bytes, then the high halves' np bytes STRIP_GAP further */
+        if (np == 4) {
+            if (writer & 1) *(unsigned *)dst = w[0];
+            if (writer & 2) *(unsigned *)(dst + STRIP_GAP(np)) = w[1];
+        } else {
+            if (writer & 1) *(uint2 *)dst = make_uint2(w[0], w[1]);
+            if (writer & 2) *(uint2 *)(dst + STRIP_GAP(np)) = make_uint2(w[2], w[3]);
+        }
+    } else if (np == 4) {
+        *(uint2 *)dst = make_uint2(w[0], w[1]);
+    } else {
+        *(uint4 *)dst = make_uint4(w[0], w[1], w[2], w[3]);
+    }
 }
 
 /* The row moved right by one pixel (each pixel's left neighbour): p[j - 1], and for p[0] the left
  * lane's last pixel beside this lane's pixel np - 1. */
-static __device__ __forceinline__ prow pairs_left(const prow &r, const int np)
+static __device__ __forceinline__ prow pairs_left(const prow &r, const int np, const bool strips)
 {
     prow o;
     const unsigned from_left = __shfl_up_sync(FULL_MASK, r.p[np - 1], 1);
-    o.p[0] = __byte_perm(from_left, r.p[np - 1], 0x5432); /* (left lane's pixel 2np - 1, pixel np - 1) */
+    o.p[0] = strips ? from_left                                   /* two strips: the left lane's p[np - 1] */
+                    : __byte_perm(from_left, r.p[np - 1], 0x5432); /* (left lane's pixel 2np - 1, pixel np - 1) */
 #pragma unroll
     for (int j = 1; j < np; j++) o.p[j] = r.p[j - 1];
     return o;
 }
 
 /* Each pixel's right neighbour: p[j + 1], and for p[np - 1] pixel np beside the right lane's pixel 0. */
-static __device__ __forceinline__ prow pairs_right(const prow &r, const int np)
+static __device__ __forceinline__ prow pairs_right(const prow &r, const int np, const bool strips)
 {
     prow o;
     const unsigned from_right = __shfl_down_sync(FULL_MASK, r.p[0], 1);
 #pragma unroll
     for (int j = 0; j < np - 1; j++) o.p[j] = r.p[j + 1];
-    o.p[np - 1] = __byte_perm(r.p[0], from_right, 0x5432); /* (pixel np, right lane's pixel 0) */
+    o.p[np - 1] = strips ? from_right : __byte_perm(r.p[0], from_right, 0x5432); /* (pixel np, right lane's pixel 0) */
     return o;
 }
 
@@ -105,23 +189,27 @@ static __device__ __forceinline__ unsigned half_of(unsigned pair, int h) { retur
 /* Clamp to edge, columns: every pixel left of x = 0 becomes pixel 0, every pixel right of
  * width - 1 becomes pixel width - 1 (taken from the lanes holding them). Called by the whole warp
  * (x0w: the warp's first column) when the warp's columns reach past an edge of the picture. */
-static __device__ __forceinline__ prow row_clamp_columns(prow r, int x0, int x0w, int width, const int np)
+static __device__ __forceinline__ prow row_clamp_columns(prow r, int x0, int x0w, int width, const int np,
+                                                        const bool strips)
 {
-    const int span = 2 * np;
+    /* a lane's span of columns, and the distance from its low half's pixel j to its high half's */
+    const int span = strips ? np : 2 * np, gap = strips ? STRIP_GAP(np) : np;
     const int l0 = min(max(-x0w / span, 0), 31); /* the lane holding x = 0 (its pixel 0: low half of p[0]) */
-    const int xw = min(max(width - 1 - x0w, 0), 32 * span - 1);
+    int xw = max(width - 1 - x0w, 0), hw = 0;   /* x = width - 1: column xw of the low halves, or of the high */
+    if (strips && xw >= 32 * span) xw -= gap, hw = 1;
+    xw = min(xw, 32 * span - 1);
     const int lw = xw / span, iw = xw % span; /* the lane and pixel holding x = width - 1 */
     const unsigned first = __shfl_sync(FULL_MASK, r.p[0], l0) & 0xffffu;
     unsigned pick = 0;
 #pragma unroll
     for (int j = 0; j < np; j++)
         if (j == iw % np) pick = r.p[j];
-    const unsigned last = half_of(__shfl_sync(FULL_MASK, pick, lw), iw / np);
+    const unsigned last = half_of(__shfl_sync(FULL_MASK, pick, lw), strips ? hw : iw / np);
 #pragma unroll
     for (int j = 0; j < np; j++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            const int x = x0 + j + h * np;
+            const int x = x0 + j + h * gap;
             if (x >= 0 && x < width) continue;
             const unsigned v = x < 0 ? first : last;
             r.p[j] = h ? (r.p[j] & 0xffffu) | v << 16 : (r.p[j] & 0xffff0000u) | v;
@@ -140,7 +228,7 @@ static __device__ __forceinline__ prow stage_gauss(const prow &a, const prow &b,
     prow v, o;
 #pragma unroll
     for (int j = 0; j < np; j++) v.p[j] = a.p[j] + (b.p[j] << 1) + c.p[j]; /* <= 1020 per half */
-    const prow l = pairs_left(v, np), r = pairs_right(v, np);
+    const prow l = pairs_left(v, np, false), r = pairs_right(v, np, false);
 #pragma unroll
     for (int j = 0; j < np; j++) o.p[j] = ((l.p[j] + (v.p[j] << 1) + r.p[j] + 0x00080008u) >> 4) & 0x0fff0fffu;
     return o;
@@ -161,9 +249,9 @@ static __device__ __forceinline__ prow stage_median(const prow &a, const prow &b
         hi.p[j] = __vmaxu2(__vmaxu2(a.p[j], b.p[j]), c.p[j]);
         mi.p[j] = a.p[j] + b.p[j] + c.p[j] - lo.p[j] - hi.p[j];
     }
-    const prow lo_l = pairs_left(lo, np), lo_r = pairs_right(lo, np);
-    const prow mi_l = pairs_left(mi, np), mi_r = pairs_right(mi, np);
-    const prow hi_l = pairs_left(hi, np), hi_r = pairs_right(hi, np);
+    const prow lo_l = pairs_left(lo, np, false), lo_r = pairs_right(lo, np, false);
+    const prow mi_l = pairs_left(mi, np, false), mi_r = pairs_right(mi, np, false);
+    const prow hi_l = pairs_left(hi, np, false), hi_r = pairs_right(hi, np, false);
 #pragma unroll
     for (int j = 0; j < np; j++) {
         const unsigned big_lo = __vmaxu2(__vmaxu2(lo_l.p[j], lo.p[j]), lo_r.p[j]);
@@ -186,8 +274,8 @@ static __device__ __forceinline__ prow stage_sobel(const prow &a, const prow &b,
         s.p[j] = a.p[j] + (b.p[j] << 1) + c.p[j]; /* column (1 2 1) */
         d.p[j] = c.p[j] + 0x01000100u - a.p[j];   /* bottom - top + 256 */
     }
-    const prow s_l = pairs_left(s, np), s_r = pairs_right(s, np);
-    const prow d_l = pairs_left(d, np), d_r = pairs_right(d, np);
+    const prow s_l = pairs_left(s, np, false), s_r = pairs_right(s, np, false);
+    const prow d_l = pairs_left(d, np, false), d_r = pairs_right(d, np, false);
 #pragma unroll
     for (int j = 0; j < np; j++) {
         const unsigned gx = s_r.p[j] + 0x04000400u - s_l.p[j];
@@ -195,6 +283,123 @@ static __device__ __forceinline__ prow stage_sobel(const prow &a, const prow &b,
         const unsigned ax = __vmaxu2(gx, 0x08000800u - gx) - 0x04000400u;
         const unsigned ay = __vmaxu2(gy, 0x08000800u - gy) - 0x04000400u;
         o.p[j] = __vminu2(ax + ay, 0x03ff03ffu) >> 2;
+    }
+    return o;
+}
+
+/* ---------------------------------------------------------------- the instruction budget (issue 20)
+ * On sm_90 the ALU pipe issues half as many instructions a clock as the SM (64 of 128 thread-
+ * instructions), and so does the FMA pipe's IMAD; the rungs above spend most of theirs on the ALU
+ * (median: 4 VIMNMX per median of three). The rungs below: 3-input min / max (VIMNMX3.U16x2, DPX)
+ * for every min or max of three, the middle of three as the sum minus both with the adds as IMADs
+ * (add_fma), clean halves that IMADs pack, and fewer instructions a pixel where a pipe has room.
+ * Below sm_90 the same code runs on __vminu2 / __vmaxu2. */
+static __device__ __forceinline__ unsigned extreme3u2(unsigned a, unsigned b, unsigned c, const bool largest)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    return largest ? __vimax3_u16x2(a, b, c) : __vimin3_u16x2(a, b, c);
+#else
+    return largest ? __vmaxu2(__vmaxu2(a, b), c) : __vminu2(__vminu2(a, b), c);
+#endif
+}
+static __device__ __forceinline__ unsigned min3u2(unsigned a, unsigned b, unsigned c) { return extreme3u2(a, b, c, false); }
+static __device__ __forceinline__ unsigned max3u2(unsigned a, unsigned b, unsigned c) { return extreme3u2(a, b, c, true); }
+
+/* The middle of three 16-bit halves: the sum minus the smallest and the largest, four IMADs. The sum
+ * may carry out of a half on the way; the result of each half (0..65535) is exact, since 32-bit
+ * adds are exact modulo 2^32. */
+static __device__ __forceinline__ unsigned mid3u2(unsigned a, unsigned b, unsigned c)
+{
+    return sub_fma(sub_fma(add_fma(add_fma(a, b), c), min3u2(a, b, c)), max3u2(a, b, c));
+}
+
+/* Lesson (median, the budget rung): the column sorts of stage_median, with min3 / max3 (one DPX
+ * instruction each), the column's middle as its sum (one IADD3) minus both (two IMADs), the median
+ * of the medians shared by two outputs, and the final median as mid3u2: per pair of pixels 9 min /
+ * max and 1 IADD3 on the ALU and 6 IMADs, where stage_median puts 12 min / max and 2 adds on the
+ * ALU. Any 16-bit values: the fused rung feeds it the gauss sums scaled by 16. */
+static __device__ __forceinline__ prow stage_median_dpx(const prow &a, const prow &b, const prow &c, const int np,
+                                                        const bool strips)
+{
+    prow lo, mi, hi, o;
+#pragma unroll
+    for (int j = 0; j < np; j++) {
+        lo.p[j] = min3u2(a.p[j], b.p[j], c.p[j]);
+        hi.p[j] = max3u2(a.p[j], b.p[j], c.p[j]);
+        mi.p[j] = sub_fma(sub_fma(a.p[j] + b.p[j] + c.p[j], lo.p[j]), hi.p[j]); /* the sum: one IADD3 */
+    }
+    const prow lo_l = pairs_left(lo, np, strips), lo_r = pairs_right(lo, np, strips);
+    const prow mi_l = pairs_left(mi, np, strips), mi_r = pairs_right(mi, np, strips);
+    const prow hi_l = pairs_left(hi, np, strips), hi_r = pairs_right(hi, np, strips);
+#pragma unroll
+    for (int j = 0; j < np; j += 2) {
+        /* The median of the medians, for outputs j and j + 1 at once: both windows hold columns j and
+         * j + 1; sorted once (m <= M), med3(x, m, M) = max(m, min(x, M)) with x = column j - 1 for
+         * output j and column j + 2 for output j + 1: 3 instructions an output, not 4. */
+        const unsigned m = __vminu2(mi.p[j], mi.p[j + 1]), M = __vmaxu2(mi.p[j], mi.p[j + 1]);
+        const unsigned mid_mi[2] = {__vmaxu2(m, __vminu2(mi_l.p[j], M)), __vmaxu2(m, __vminu2(mi_r.p[j + 1], M))};
+#pragma unroll
+        for (int i = 0; i < 2; i++) {
+            const unsigned big_lo = max3u2(lo_l.p[j + i], lo.p[j + i], lo_r.p[j + i]);
+            const unsigned small_hi = min3u2(hi_l.p[j + i], hi.p[j + i], hi_r.p[j + i]);
+            o.p[j + i] = mid3u2(big_lo, mid_mi[i], small_hi);
+        }
+    }
+    return o;
+}
+
+/* Lesson (gauss, scaled): the sum 16 (l + 2 v + r) + 128 <= 65408 is kept whole in its 16 bits, and
+ * the gauss pixel, (sum + 8) >> 4, is its high byte. The median commutes with that floor (a median
+ * of nine is one of the nine, and x -> x >> 8 keeps their order), so the median runs on the sums
+ * and one byte permute afterwards (stage_median_x16) replaces a shift and a mask per pair here. */
+static __device__ __forceinline__ prow stage_gauss_x16(const prow &a, const prow &b, const prow &c, const int np,
+                                                       const bool strips)
+{
+    prow v, o;
+#pragma unroll
+    for (int j = 0; j < np; j++) v.p[j] = madd_fma(b.p[j], 2, add_fma(a.p[j], c.p[j])); /* <= 1020 per half */
+    const prow l = pairs_left(v, np, strips), r = pairs_right(v, np, strips);
+#pragma unroll
+    for (int j = 0; j < np; j++) o.p[j] = madd_fma(v.p[j], 32, madd_fma(add_fma(l.p[j], r.p[j]), 16, 0x00800080u));
+    return o;
+}
+
+/* The median of the scaled gauss sums, and their high bytes: bytes 1 and 3 into bytes 0 and 2. */
+static __device__ __forceinline__ prow stage_median_x16(const prow &a, const prow &b, const prow &c, const int np,
+                                                        const bool strips)
+{
+    prow o = stage_median_dpx(a, b, c, np, strips);
+#pragma unroll
+    for (int j = 0; j < np; j++) o.p[j] = __byte_perm(o.p[j], 0, 0x4341);
+    return o;
+}
+
+/* Lesson (sobel, diagonal): |gx| + |gy| = max(|gx + gy|, |gx - gy|), and with x1 = b + c, x2 = a + b
+ * and d = c - a per column (rows a, b, c top to bottom), gx + gy = 2 (x1 right - x2 left + d) and
+ * gx - gy = 2 (x2 right - x1 left - d): the magnitude is max(|P|, |Q|) >> 1 of two diagonal sums.
+ * With dd = 1024 + d and ee = 1024 - d every half stays positive: A, B = 1024 +- P and C, D =
+ * 1024 +- Q are one three-operand add each, and m = min(max(A, B, C, D), 1535) is 1024 + the
+ * clamped 2 x result: 128 (m - 1024) = 128 m - 2^17 (an IMAD; no half borrows, 2^17 x 2^16 is 0
+ * modulo 2^32) holds it in bytes 1 and 3, which one byte permute moves to clean halves. */
+static __device__ __forceinline__ prow stage_sobel_diag(const prow &a, const prow &b, const prow &c, const int np,
+                                                        const bool strips)
+{
+    prow x1, x2, dd, ee, o;
+#pragma unroll
+    for (int j = 0; j < np; j++) {
+        x1.p[j] = add_fma(b.p[j], c.p[j]); /* the column's adds on the FMA pipe, the ALU's share below */
+        x2.p[j] = add_fma(a.p[j], b.p[j]);
+        dd.p[j] = c.p[j] + 0x04000400u - a.p[j]; /* 769..1279 per half */
+        ee.p[j] = sub_fma(0x08000800u, dd.p[j]);
+    }
+    const prow x1_l = pairs_left(x1, np, strips), x1_r = pairs_right(x1, np, strips);
+    const prow x2_l = pairs_left(x2, np, strips), x2_r = pairs_right(x2, np, strips);
+#pragma unroll
+    for (int j = 0; j < np; j++) {
+        const unsigned pa = x1_r.p[j] + dd.p[j] - x2_l.p[j], pb = x2_l.p[j] + ee.p[j] - x1_r.p[j];
+        const unsigned qc = x2_r.p[j] + ee.p[j] - x1_l.p[j], qd = x1_l.p[j] + dd.p[j] - x2_r.p[j];
+        const unsigned m = __vminu2(__vmaxu2(max3u2(pa, pb, qc), qd), 0x05ff05ffu); /* 1024 + min(max, 511) */
+        o.p[j] = __byte_perm(madd_fma(m, 128, 0xfffe0000u), 0, 0x4341); /* 128 (m - 1024): the result in bytes 1, 3 */
     }
     return o;
 }
@@ -214,12 +419,17 @@ static __device__ __forceinline__ int copies(int y, int height) { return 1 + (y 
  * row is in slot n % 3 and its oldest in slot (n + 1) % 3. With n known at compile time the ring
  * turns by renaming registers, not by moving them. A window kept in order (push() above: oldest
  * in slot 0) is the ring at n = 2. */
-static __device__ __forceinline__ prow stage_on_ring(const int s, const prow (&w)[3], const int n, const int np)
+static __device__ __forceinline__ prow stage_on_ring(const int s, const prow (&w)[3], const int n, const int np,
+                                                    const bool strips)
 {
     const prow &a = w[(n + 1) % 3], &b = w[(n + 2) % 3], &c = w[n % 3];
     if (s == BK_GAUSS) return stage_gauss(a, b, c, np);
     if (s == BK_MEDIAN) return stage_median(a, b, c, np);
-    return stage_sobel(a, b, c, np);
+    if (s == BK_SOBEL) return stage_sobel(a, b, c, np);
+    if (s == BK_GAUSS_X16) return stage_gauss_x16(a, b, c, np, strips);
+    if (s == BK_MEDIAN_X16) return stage_median_x16(a, b, c, np, strips);
+    if (s == BK_SOBEL_DIAG) return stage_sobel_diag(a, b, c, np, strips);
+    return stage_median_dpx(a, b, c, np, strips);
 }
 
 /* One input row m of an interior strip (rows y0 - nstages .. y0 + rows + nstages - 1, all inside
@@ -229,22 +439,23 @@ static __device__ __forceinline__ prow stage_on_ring(const int s, const prow (&w
  * (push >= 2) the stage computes a row and pushes it into stage k + 1's window; the last stage's
  * row is output row y0 + m + it - 2 nstages. */
 static __device__ __forceinline__ void interior_row(const bk_args &a, const int first, const int nstages, const int np,
-                                                    const int m, const int it, prow (&w)[3][3], rawrow (&ahead)[AHEAD],
-                                                    int x0, int x0w, int y0, int ylast, bool edge, bool writer)
+                                                    const bool strips, const int m, const int it, prow (&w)[3][3],
+                                                    rawrow (&ahead)[AHEAD], int x0, int x0w, int y0, int ylast, bool edge,
+                                                    int writer)
 {
-    prow r = unpack(ahead[m % AHEAD], np);
-    ahead[m % AHEAD] = raw_load(a.in, a.pitch, x0, min(y0 - nstages + m + it + AHEAD, ylast), a.width, np, edge);
-    if (edge) r = row_clamp_columns(r, x0, x0w, a.width, np);
+    prow r = unpack(ahead[m % AHEAD], np, first);
+    ahead[m % AHEAD] = raw_load(a.in, a.pitch, x0, min(y0 - nstages + m + it + AHEAD, ylast), a.width, np, edge, strips);
+    if (edge) r = row_clamp_columns(r, x0, x0w, a.width, np, strips);
     w[0][m % 3] = r;
 #pragma unroll
     for (int k = 0; k < nstages; k++) {
         const int n = m - 2 * k; /* this row's push number in stage k's window */
         if (n < 2) return;       /* the window is not full yet (compile time) */
-        prow o = stage_on_ring(first + k, w[k], n, np);
+        prow o = stage_on_ring(first + k, w[k], n, np, strips);
         if (k == nstages - 1) {
-            if (writer) row_store(a.out, a.pitch, x0, y0 + m + it - 2 * nstages, o, np);
+            row_store(a.out, a.pitch, x0, y0 + m + it - 2 * nstages, o, np, first, writer, strips);
         } else {
-            if (edge) o = row_clamp_columns(o, x0, x0w, a.width, np);
+            if (edge) o = row_clamp_columns(o, x0, x0w, a.width, np, strips);
             w[k + 1][(n - 2) % 3] = o;
         }
     }
@@ -255,20 +466,22 @@ static __device__ __forceinline__ void interior_row(const bk_args &a, const int 
  * unrolled by 3, the period of the windows and of the rows loaded ahead, so that nothing is copied
  * between registers and every shuffle runs with the whole warp. */
 static __device__ __forceinline__ void rolling_interior(const bk_args &a, const int first, const int nstages, const int np,
-                                                        const int rows, int x0, int x0w, int y0, bool edge, bool writer)
+                                                        const bool strips, const int rows, int x0, int x0w, int y0,
+                                                        bool edge, int writer)
 {
     prow w[3][3];
     rawrow ahead[AHEAD];
     const int ylast = y0 + rows + nstages - 1;
 #pragma unroll
-    for (int i = 0; i < AHEAD; i++) ahead[i] = raw_load(a.in, a.pitch, x0, y0 - nstages + i, a.width, np, edge);
+    for (int i = 0; i < AHEAD; i++) ahead[i] = raw_load(a.in, a.pitch, x0, y0 - nstages + i, a.width, np, edge, strips);
 #pragma unroll
-    for (int m = 0; m < 2 * nstages; m++) interior_row(a, first, nstages, np, m, 0, w, ahead, x0, x0w, y0, ylast, edge, writer);
+    for (int m = 0; m < 2 * nstages; m++)
+        interior_row(a, first, nstages, np, strips, m, 0, w, ahead, x0, x0w, y0, ylast, edge, writer);
 #pragma unroll 1
     for (int it = 0; it < rows; it += 3)
 #pragma unroll
         for (int u = 0; u < 3; u++)
-            interior_row(a, first, nstages, np, 2 * nstages + u, it, w, ahead, x0, x0w, y0, ylast, edge, writer);
+            interior_row(a, first, nstages, np, strips, 2 * nstages + u, it, w, ahead, x0, x0w, y0, ylast, edge, writer);
 }
 
 /* Lesson (the rolling kernels: one stage, or nstages fused): a warp owns a strip of `rows` rows
@@ -281,19 +494,23 @@ static __device__ __forceinline__ void rolling_interior(const bk_args &a, const 
  * 2 np >= 3 stay right). Picture edges: row and column clamping repeated after every stage (so an
  * intermediate pixel outside the picture is the intermediate at the clamped position). */
 static __device__ __forceinline__ void rolling_body(bk_args a, const int first, const int nstages, const int np,
-                                                    const int rows)
+                                                    const int rows, const bool strips)
 {
-    const int span = 2 * np, lane = threadIdx.x;
-    const int x0w = blockIdx.x * (OUT_LANES * span) - span, x0 = x0w + lane * span;
+    /* a lane's columns: 2 np from x0 (split), or np from x0 and np from x0 + STRIP_GAP (strips);
+     * the warp's output columns are 30 x 2 np wide either way */
+    const int span = strips ? np : 2 * np, lane = threadIdx.x, reach = strips ? STRIP_GAP(np) + 32 * np : 32 * span;
+    const int x0w = blockIdx.x * (OUT_LANES * 2 * np) - span, x0 = x0w + lane * span;
     const int y0 = blockIdx.y * rows;
     if (y0 >= a.height) return; /* the whole warp */
-    const bool edge = x0w < 0 || x0w + 32 * span > a.width;
-    const bool writer = lane >= 1 && lane <= OUT_LANES && x0 < a.width;
+    const bool edge = x0w < 0 || x0w + reach > a.width;
+    const bool out_lane = lane >= 1 && lane <= OUT_LANES;
+    const int writer = !out_lane ? 0 : !strips ? (x0 < a.width ? 3 : 0)
+                                               : (x0 < a.width) | (x0 + STRIP_GAP(np) < a.width) << 1;
     const int ybeg = max(y0 - nstages, 0), ylast = min(y0 + rows - 1 + nstages, a.height - 1);
     const int yend = min(y0 + rows, a.height);
     if (y0 - nstages >= 0 && y0 + rows + nstages <= a.height) {
-        if (edge) rolling_interior(a, first, nstages, np, rows, x0, x0w, y0, true, writer);
-        else rolling_interior(a, first, nstages, np, rows, x0, x0w, y0, false, writer); /* no clamping code at all */
+        if (edge) rolling_interior(a, first, nstages, np, strips, rows, x0, x0w, y0, true, writer);
+        else rolling_interior(a, first, nstages, np, strips, rows, x0, x0w, y0, false, writer); /* no clamping code */
         return;
     }
     /* Strips at the top or bottom of the picture: rows 0 and height - 1 enter a window twice. */
@@ -305,39 +522,39 @@ static __device__ __forceinline__ void rolling_body(bk_args a, const int first, 
      * computing it would keep one load in flight, far too few bytes to cover DRAM's latency. */
     rawrow ahead[PREFETCH];
 #pragma unroll
-    for (int i = 0; i < PREFETCH; i++) ahead[i] = raw_load(a.in, a.pitch, x0, min(ybeg + i, ylast), a.width, np, true);
+    for (int i = 0; i < PREFETCH; i++) ahead[i] = raw_load(a.in, a.pitch, x0, min(ybeg + i, ylast), a.width, np, true, strips);
     for (int y = ybeg; y <= ylast; y++) {
-        prow r = unpack(ahead[0], np);
+        prow r = unpack(ahead[0], np, first);
 #pragma unroll
         for (int i = 0; i < PREFETCH - 1; i++) ahead[i] = ahead[i + 1];
-        ahead[PREFETCH - 1] = raw_load(a.in, a.pitch, x0, min(y + PREFETCH, ylast), a.width, np, true);
-        if (edge) r = row_clamp_columns(r, x0, x0w, a.width, np);
+        ahead[PREFETCH - 1] = raw_load(a.in, a.pitch, x0, min(y + PREFETCH, ylast), a.width, np, true, strips);
+        if (edge) r = row_clamp_columns(r, x0, x0w, a.width, np, strips);
         for (int c0 = copies(y, a.height); c0 > 0; c0--) {
             push(w0, r);
             if (++n0 < 3) continue;
-            prow r1 = stage_on_ring(first, w0, 2, np);
-            if (edge) r1 = row_clamp_columns(r1, x0, x0w, a.width, np);
+            prow r1 = stage_on_ring(first, w0, 2, np, strips);
+            if (edge) r1 = row_clamp_columns(r1, x0, x0w, a.width, np, strips);
             const int y1 = next0++;
             if (nstages == 1) {
-                if (writer && y1 >= y0 && y1 < yend) row_store(a.out, a.pitch, x0, y1, r1, np);
+                if (y1 >= y0 && y1 < yend) row_store(a.out, a.pitch, x0, y1, r1, np, first, writer, strips);
                 continue;
             }
             for (int c1 = copies(y1, a.height); c1 > 0; c1--) {
                 push(w1, r1);
                 if (++n1 < 3) continue;
-                prow r2 = stage_on_ring(first + 1, w1, 2, np);
-                if (edge) r2 = row_clamp_columns(r2, x0, x0w, a.width, np);
+                prow r2 = stage_on_ring(first + 1, w1, 2, np, strips);
+                if (edge) r2 = row_clamp_columns(r2, x0, x0w, a.width, np, strips);
                 const int y2 = next1++;
                 if (nstages == 2) {
-                    if (writer && y2 >= y0 && y2 < yend) row_store(a.out, a.pitch, x0, y2, r2, np);
+                    if (y2 >= y0 && y2 < yend) row_store(a.out, a.pitch, x0, y2, r2, np, first, writer, strips);
                     continue;
                 }
                 for (int c2 = copies(y2, a.height); c2 > 0; c2--) {
                     push(w2, r2);
                     if (++n2 < 3) continue;
-                    const prow r3 = stage_on_ring(first + 2, w2, 2, np);
+                    const prow r3 = stage_on_ring(first + 2, w2, 2, np, strips);
                     const int y3 = next2++;
-                    if (writer && y3 >= y0 && y3 < yend) row_store(a.out, a.pitch, x0, y3, r3, np);
+                    if (y3 >= y0 && y3 < yend) row_store(a.out, a.pitch, x0, y3, r3, np, first, writer, strips);
                 }
             }
         }
@@ -345,38 +562,63 @@ static __device__ __forceinline__ void rolling_body(bk_args a, const int first, 
 }
 
 #define BK_BOUNDS __launch_bounds__(BK_THREADS)
-static __global__ void BK_BOUNDS bk_kernel_gauss(bk_args a) { rolling_body(a, BK_GAUSS, 1, 4, BK_ROWS); }
-static __global__ void BK_BOUNDS bk_kernel_median(bk_args a) { rolling_body(a, BK_MEDIAN, 1, 4, BK_ROWS); }
-static __global__ void BK_BOUNDS bk_kernel_sobel(bk_args a) { rolling_body(a, BK_SOBEL, 1, 4, BK_ROWS); }
-static __global__ void BK_BOUNDS bk_kernel_fused(bk_args a) { rolling_body(a, BK_GAUSS, 3, 4, BK_ROWS); }
+static __global__ void BK_BOUNDS bk_kernel_gauss(bk_args a) { rolling_body(a, BK_GAUSS, 1, 4, BK_ROWS, false); }
+static __global__ void BK_BOUNDS bk_kernel_median(bk_args a) { rolling_body(a, BK_MEDIAN, 1, 4, BK_ROWS, false); }
+static __global__ void BK_BOUNDS bk_kernel_sobel(bk_args a) { rolling_body(a, BK_SOBEL, 1, 4, BK_ROWS, false); }
+static __global__ void BK_BOUNDS bk_kernel_fused(bk_args a) { rolling_body(a, BK_GAUSS, 3, 4, BK_ROWS, false); }
 /* The same with 16 pixels per lane: half the shuffles per pixel, but 133 registers (fewer warps). */
-static __global__ void BK_BOUNDS bk_kernel_fused_w16(bk_args a) { rolling_body(a, BK_GAUSS, 3, 8, BK_ROWS); }
+static __global__ void BK_BOUNDS bk_kernel_fused_w16(bk_args a) { rolling_body(a, BK_GAUSS, 3, 8, BK_ROWS, false); }
 /* The median ladder's best rung: 16 pixels per lane, 16-byte loads and stores. */
-static __global__ void BK_BOUNDS median_kernel_best(bk_args a) { rolling_body(a, BK_MEDIAN, 1, 8, BK_ROWS); }
+static __global__ void BK_BOUNDS median_kernel_best(bk_args a) { rolling_body(a, BK_MEDIAN, 1, 8, BK_ROWS, false); }
+/* Lesson (the budget rungs, issue 20): the same rolling walk with the stages above that fit the
+ * sm_90 instruction budget better (at the H100's memcpy speed 22.4 thread-instructions per pixel in
+ * all and 11.2 on the ALU; H200: 15.9 / 7.9), and 96-row strips (the rows that fill the windows
+ * spread over twice as many outputs). Static SASS count of the interior steady loop (ptxas of CUDA
+ * 13.0, sm_90; counted, not timed; ALU = VIMNMX(3), PRMT, IADD3, LOP3, SHF, ISETP...; FMA = IMAD):
+ *   fused_dpx (8 px a lane, 24 px an iteration): 600 instructions = 25.0 a pixel: ALU 13.0, FMA
+ *     9.8, LSU 1.8 (SHFL); the 8-pixel fused kernel: 566 = 23.6 a pixel, ALU 17.0, FMA 4.4.
+ *     With the halo lanes and rows (x 32/30 x 102/96 = 1.13): ALU 14.7 a pixel written, 131% of
+ *     the H100's 11.2 at 100% of memcpy (the old kernel: 20.4 at 48 rows, 182%): still ALU-bound.
+ *   median dpx (16 px a lane, 48 an iteration): 590 = 12.3 a pixel: ALU 6.4, FMA 5.1, LSU 0.5;
+ *     the best rung: 510 = 10.6, ALU 9.4, FMA 0.4. With halo (x 1.09): 13.4 in all (60% of the
+ *     H100's budget, 84% of the H200's), ALU 7.0 (62%, 88%): no pipe binds on the H100.
+ * Registers (sm_90): fused_dpx 107 (the 8-pixel kernel 96), median dpx 88 (best 90); no spills
+ * (fused_dpx keeps the edge path's 32-byte stack frame, as the 8-pixel kernel does). */
+static __global__ void BK_BOUNDS bk_kernel_fused_dpx(bk_args a) { rolling_body(a, BK_GAUSS_X16, 3, 4, BK_ROWS_DPX, false); }
+static __global__ void BK_BOUNDS median_kernel_dpx(bk_args a) { rolling_body(a, BK_MEDIAN_DPX, 1, 8, BK_ROWS_DPX, false); }
+/* fused_strips: fused_dpx in the two-strip layout (STRIP_GAP): the 12 shifts of a row (2 gauss, 6
+ * median, 4 sobel) lose their byte permutes. Static SASS count (as above): 577 instructions for 24
+ * pixels = 24.0 a pixel: ALU 11.75, FMA 9.7, LSU 2.0 (two 4-byte loads and stores a row); with
+ * the halo (x 1.13) 27.2 in all and 13.3 on the ALU: 121% and 119% of the H100's budget at 100%
+ * of memcpy (fused_dpx: 28.3 and 14.7). 99 registers, no spills. */
+static __global__ void BK_BOUNDS bk_kernel_fused_strips(bk_args a) { rolling_body(a, BK_GAUSS_X16, 3, 4, BK_ROWS_DPX, true); }
 
-static dim3 rolling_grid(const bk_args *a, int np)
+static dim3 rolling_grid(const bk_args *a, int np, int rows)
 {
-    const int strips = (a->height + BK_ROWS - 1) / BK_ROWS;
+    const int strips = (a->height + rows - 1) / rows;
     return dim3((unsigned)((a->width + OUT_LANES * 2 * np - 1) / (OUT_LANES * 2 * np)), (unsigned)strips);
 }
 
 void launch_bk_stage(bk_stage s, const bk_args *a, cudaStream_t st)
 {
     static void (*const k[BK_STAGES])(bk_args) = {bk_kernel_gauss, bk_kernel_median, bk_kernel_sobel};
-    k[s]<<<rolling_grid(a, 4), BK_THREADS, 0, st>>>(*a);
+    k[s]<<<rolling_grid(a, 4, BK_ROWS), BK_THREADS, 0, st>>>(*a);
     GL_CHECK_LAUNCH();
 }
 
-void launch_bk_fused(const bk_args *a, int wide, cudaStream_t st)
+void launch_bk_fused(const bk_args *a, bk_fused_kind kind, cudaStream_t st)
 {
-    if (wide) bk_kernel_fused_w16<<<rolling_grid(a, 8), BK_THREADS, 0, st>>>(*a);
-    else bk_kernel_fused<<<rolling_grid(a, 4), BK_THREADS, 0, st>>>(*a);
+    if (kind == BK_FUSED_W16) bk_kernel_fused_w16<<<rolling_grid(a, 8, BK_ROWS), BK_THREADS, 0, st>>>(*a);
+    else if (kind == BK_FUSED_DPX) bk_kernel_fused_dpx<<<rolling_grid(a, 4, BK_ROWS_DPX), BK_THREADS, 0, st>>>(*a);
+    else if (kind == BK_FUSED_STRIPS) bk_kernel_fused_strips<<<rolling_grid(a, 4, BK_ROWS_DPX), BK_THREADS, 0, st>>>(*a);
+    else bk_kernel_fused<<<rolling_grid(a, 4, BK_ROWS), BK_THREADS, 0, st>>>(*a);
     GL_CHECK_LAUNCH();
 }
 
-void launch_median_best(const bk_args *a, cudaStream_t st)
+void launch_median_best(const bk_args *a, int dpx, cudaStream_t st)
 {
-    median_kernel_best<<<rolling_grid(a, 8), BK_THREADS, 0, st>>>(*a);
+    if (dpx) median_kernel_dpx<<<rolling_grid(a, 8, BK_ROWS_DPX), BK_THREADS, 0, st>>>(*a);
+    else median_kernel_best<<<rolling_grid(a, 8, BK_ROWS), BK_THREADS, 0, st>>>(*a);
     GL_CHECK_LAUNCH();
 }
 

@@ -1,0 +1,223 @@
+/* test_fusion_dpx.c - a CPU emulation of the packed arithmetic of Lab 04's instruction-budget
+ * rungs (fusion/rolling.cu: stage_gauss_x16, stage_median_dpx, stage_median_x16, stage_sobel_diag,
+ * unpack_dpx and row_store's clean path, the geometry of both layouts; pixel.cu: px_fused_gray_dpx on
+ * every colour):
+ * two gray pictures packed as the 16-bit halves of uint32 words, each stage applied with 32-bit
+ * adds (carries between the halves as on the GPU) and per-half min / max, and both halves compared
+ * with the reference (fusion_reference.c) bit for bit, on random, flat and black-and-white pictures
+ * at odd sizes down to 1 x 1. The lanes, shuffles and strips are the rolling kernels' own (unchanged
+ * and checked on the GPU); what this proves is the arithmetic: the scaled gauss, the median through
+ * a floor, the middle of three as a sum, and the biased diagonal sobel. */
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "fusion/fusion.h"
+
+typedef uint32_t u32;
+static u32 half(u32 v, int h) { return h ? v >> 16 : v & 0xffffu; }
+static u32 per_half(u32 a, u32 b, u32 c, int take_max)
+{
+    u32 o = 0;
+    for (int h = 0; h < 2; h++) {
+        u32 x = half(a, h), y = half(b, h), z = half(c, h), m = x;
+        if (take_max ? y > m : y < m) m = y;
+        if (take_max ? z > m : z < m) m = z;
+        o |= m << (16 * h);
+    }
+    return o;
+}
+static u32 min3u2(u32 a, u32 b, u32 c) { return per_half(a, b, c, 0); }
+static u32 max3u2(u32 a, u32 b, u32 c) { return per_half(a, b, c, 1); }
+static u32 mid3u2(u32 a, u32 b, u32 c) { return a + b + c - min3u2(a, b, c) - max3u2(a, b, c); }
+static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* __byte_perm(x, y, s): result byte i is byte (s >> 4 i) & 7 of the pair (x: bytes 0-3, y: 4-7). */
+static u32 byte_perm(u32 x, u32 y, u32 s)
+{
+    const uint64_t xy = x | (uint64_t)y << 32;
+    u32 o = 0;
+    for (int i = 0; i < 4; i++) o |= (u32)(xy >> (8 * ((s >> (4 * i)) & 7)) & 0xffu) << (8 * i);
+    return o;
+}
+
+/* unpack_dpx and the clean row_store for np pixels pairs (4 or 8): random words to halves and back. */
+static void test_unpack_store(int np, unsigned seed)
+{
+    u32 w[4], e[4], o[4], p[8], back[4];
+    srand(seed);
+    for (int k = 0; k < np / 2; k++) w[k] = (u32)rand() << 16 ^ (u32)rand() ^ (u32)rand() << 31;
+    for (int k = 0; k < np / 2; k++) o[k] = byte_perm(w[k], 0, 0x4341), e[k] = o[k] * 0xffffff00u + w[k];
+    int bad = 0;
+    for (int j = 0; j < np; j++) {
+        const u32 *src = j & 1 ? o : e;
+        p[j] = byte_perm(src[j / 4], src[(np + j) / 4], j & 2 ? 0x7632 : 0x5410);
+        bad += p[j] != ((w[j / 4] >> (8 * (j % 4)) & 0xffu) | (w[(np + j) / 4] >> (8 * (j % 4)) & 0xffu) << 16);
+    }
+    for (int k = 0; k < np / 4; k++) {
+        const u32 a = p[4 * k + 1] * 256u + p[4 * k], b = p[4 * k + 3] * 256u + p[4 * k + 2];
+        back[k] = byte_perm(a, b, 0x5410), back[np / 4 + k] = byte_perm(a, b, 0x7632);
+    }
+    CHECK(bad == 0 && !memcmp(back, w, (size_t)np / 2 * 4), "unpack_dpx / clean store, np %d: %d pairs wrong", np, bad);
+}
+
+typedef enum { GAUSS_X16, MEDIAN_X16, SOBEL_DIAG, MEDIAN_DPX } emu_stage;
+
+/* One packed pixel of a stage from the clamped 3x3 neighbourhood n[r][k] (row r, column k); odd: x is. */
+static u32 emu_pixel(emu_stage s, u32 n[3][3], int odd)
+{
+    u32 col[3][4]; /* per column k: the stage's column quantities */
+    for (int k = 0; k < 3; k++) {
+        u32 a = n[0][k], b = n[1][k], c = n[2][k];
+        if (s == GAUSS_X16) col[k][0] = a + 2 * b + c;
+        if (s == MEDIAN_X16 || s == MEDIAN_DPX) {
+            col[k][0] = min3u2(a, b, c), col[k][2] = max3u2(a, b, c);
+            col[k][1] = a + b + c - col[k][0] - col[k][2];
+        }
+        if (s == SOBEL_DIAG) col[k][0] = b + c, col[k][1] = a + b, col[k][2] = c + 0x04000400u - a, col[k][3] = a + 0x04000400u - c;
+    }
+    if (s == GAUSS_X16) return (col[0][0] + col[2][0] + 2 * col[1][0]) * 16 + 0x00800080u;
+    if (s == SOBEL_DIAG) {
+        const u32 x1l = col[0][0], x1r = col[2][0], x2l = col[0][1], x2r = col[2][1], dd = col[1][2], ee = col[1][3];
+        const u32 pa = x1r + dd - x2l, pb = x2l + ee - x1r, qc = x2r + ee - x1l, qd = x1l + dd - x2r;
+        const u32 m = min3u2(max3u2(max3u2(pa, pb, qc), qd, qd), 0x05ff05ffu, 0x05ff05ffu);
+        return byte_perm(m * 128u + 0xfffe0000u, 0, 0x4341); /* 128 (m - 1024): bytes 1, 3 -> clean halves */
+    }
+    /* the median of the medians as the kernel takes it: columns (x, x + 1) sorted for an even x and
+     * (x - 1, x) for an odd one (the pair two outputs share), then max(min of pair, min(other, max)) */
+    const u32 *near = odd ? &col[0][1] : &col[1][1], *far = odd ? &col[2][1] : &col[0][1];
+    const u32 lo2 = min3u2(near[0], near[4], near[4]), hi2 = max3u2(near[0], near[4], near[4]);
+    const u32 mid_mi = max3u2(lo2, min3u2(*far, hi2, hi2), lo2);
+    const u32 m = mid3u2(max3u2(col[0][0], col[1][0], col[2][0]), mid_mi, min3u2(col[0][2], col[1][2], col[2][2]));
+    return s == MEDIAN_DPX ? m : byte_perm(m, 0, 0x4341);
+}
+
+static void emu_stage_run(emu_stage s, const u32 *in, u32 *out, int w, int h)
+{
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            u32 n[3][3];
+            for (int r = 0; r < 3; r++)
+                for (int k = 0; k < 3; k++) n[r][k] = in[(size_t)clampi(y - 1 + r, 0, h - 1) * w + clampi(x - 1 + k, 0, w - 1)];
+            out[(size_t)y * w + x] = emu_pixel(s, n, x & 1);
+        }
+}
+
+/* Both halves of the packed result against the reference of pictures a (low) and b (high). */
+static void compare(const u32 *got, const uint8_t *ra, const uint8_t *rb, size_t n, const char *what, int w, int h)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) bad += half(got[i], 0) != ra[i] || half(got[i], 1) != rb[i];
+    CHECK(bad == 0, "%s %d x %d: %zu of %zu packed pixels differ", what, w, h, bad, n);
+}
+
+static void run_case(int w, int h, int kind, unsigned seed)
+{
+    const size_t n = (size_t)w * h;
+    uint8_t *a = malloc(n), *b = malloc(n), *t = malloc(n), *ra = malloc(n), *rb = malloc(n);
+    u32 *p = malloc(4 * n), *q = malloc(4 * n);
+    srand(seed);
+    for (size_t i = 0; i < n; i++) {
+        int v = rand(), u = rand();
+        a[i] = (uint8_t)(kind == 0 ? v : kind == 1 ? 255 : (v & 1) * 255);
+        b[i] = (uint8_t)(kind == 0 ? u : kind == 1 ? 0 : (u & 1) * 255);
+    }
+    for (size_t i = 0; i < n; i++) p[i] = a[i] | (u32)b[i] << 16;
+    /* the median rung alone */
+    emu_stage_run(MEDIAN_DPX, p, q, w, h);
+    bk_stage_ref(BK_MEDIAN, a, ra, w, h);
+    bk_stage_ref(BK_MEDIAN, b, rb, w, h);
+    compare(q, ra, rb, n, "median dpx", w, h);
+    /* the fused rung: gauss_x16 -> median_x16 -> sobel_diag */
+    emu_stage_run(GAUSS_X16, p, q, w, h);
+    emu_stage_run(MEDIAN_X16, q, p, w, h);
+    emu_stage_run(SOBEL_DIAG, p, q, w, h);
+    const uint8_t *src[2] = {a, b};
+    uint8_t *dst[2] = {ra, rb};
+    for (int i = 0; i < 2; i++) {
+        bk_stage_ref(BK_GAUSS, src[i], dst[i], w, h);
+        bk_stage_ref(BK_MEDIAN, dst[i], t, w, h);
+        bk_stage_ref(BK_SOBEL, t, dst[i], w, h);
+    }
+    compare(q, ra, rb, n, "fused dpx", w, h);
+    free(a), free(b), free(t), free(ra), free(rb), free(p), free(q);
+}
+
+/* rolling.cu's geometry, split (two halves np apart in one lane) and strips (np columns from x0
+ * and np from x0 + 30 np): every column written by exactly one lane (lanes 1..30, rolling_body's
+ * writer bits), and row_clamp_columns' choice of the lane, pixel and half holding x = 0 and
+ * x = width - 1 is that column wherever the warp holds it. */
+static void test_geometry(int np, int strips, int width)
+{
+    const int span = strips ? np : 2 * np, gap = strips ? 30 * np : np, reach = strips ? gap + 32 * np : 32 * span;
+    int *hits = calloc((size_t)width, sizeof *hits), bad = 0;
+    for (int bx = 0; bx * 60 * np < width; bx++) {
+        const int x0w = bx * 60 * np - span;
+        int l0 = -x0w / span, xw = width - 1 - x0w, hw = 0; /* row_clamp_columns, as written there */
+        l0 = l0 < 0 ? 0 : l0 > 31 ? 31 : l0;
+        xw = xw < 0 ? 0 : xw;
+        if (strips && xw >= 32 * span) xw -= gap, hw = 1;
+        xw = xw > 32 * span - 1 ? 32 * span - 1 : xw;
+        const int lw = xw / span, iw = xw % span, h_last = strips ? hw : iw / np;
+        const int x_first = x0w + l0 * span, x_last = x0w + lw * span + iw % np + h_last * gap;
+        if (x0w < 0 && x_first != 0) bad++;
+        if (x0w + reach > width && width - 1 >= x0w && x_last != width - 1) bad++;
+        for (int lane = 1; lane <= 30; lane++) {
+            const int x0 = x0w + lane * span;
+            for (int h = 0; h < 2; h++) {
+                if (x0 + h * gap >= width || (!strips && x0 >= width)) continue;
+                for (int j = 0; j < np; j++)
+                    if (x0 + h * gap + j < width) hits[x0 + h * gap + j]++;
+            }
+        }
+    }
+    for (int x = 0; x < width; x++) bad += hits[x] != 1;
+    CHECK(bad == 0, "geometry np %d %s width %d: %d columns or edge picks wrong", np, strips ? "strips" : "split", width, bad);
+    free(hits);
+}
+
+/* dp4a.u32.s32: four unsigned bytes of p times four signed bytes of w, plus c. */
+static int dot4(u32 p, u32 w, int c)
+{
+    for (int i = 0; i < 4; i++) c += (int)(p >> (8 * i) & 0xffu) * (int8_t)(w >> (8 * i) & 0xffu);
+    return c;
+}
+static int clamp255_add(int v, int k) { return clampi(v + k, 0, 255); }
+
+/* pixel.cu's px_fused_gray_dpx, line for line (>> on a negative int is a floor, as on the GPU),
+ * against the five reference stages on every RGB colour (2^24 pixels). */
+static void test_pixel_dpx(void)
+{
+    uint8_t gamma[256];
+    px_gamma_table(gamma);
+    long long bad = 0;
+    for (u32 rgb = 0; rgb < 1u << 24; rgb++) {
+        const u32 p = rgb | 0xffu << 24;
+        const int g128 = (int)((p & 0xff00u) >> 1);
+        const int y = gamma[(dot4(p, 0x00190142, g128 + 128) >> 8) + 16];
+        const int d = clamp255_add((5 * (dot4(p, 0x0070b6da, 128) >> 8)) >> 2, 128);
+        const int e = clamp255_add((5 * (dot4(p, 0x00eea270, 128) >> 8)) >> 2, 128);
+        const int c = 298 * y - 4640;
+        const int r = clamp255_add((c + 128 + 409 * e) >> 8, -205);
+        const int g = clamp255_add((c - 100 * d - 208 * e) >> 8, 154);
+        const int b = clamp255_add((c + 516 * d) >> 8, -258);
+        const u32 got = (u32)(77 * r + 150 * g + 29 * b + 128) >> 8;
+        u32 want = p;
+        for (int s = 0; s < PX_STAGES; s++) want = px_stage_pixel((px_stage)s, want, gamma);
+        bad += got != want;
+    }
+    CHECK(bad == 0, "px_fused_gray_dpx: %lld of 2^24 colours differ from the five stages", bad);
+}
+
+int main(void)
+{
+    test_pixel_dpx();
+    static const int widths[] = {1, 2, 3, 5, 61, 119, 120, 121, 127, 128, 129, 239, 240, 241, 247, 248, 249, 257, 480, 4093};
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++)
+        for (int np = 4; np <= 8; np += 4)
+            for (int strips = 0; strips < 2; strips++) test_geometry(np, strips, widths[i]);
+    static const int sizes[][2] = {{1, 1}, {2, 3}, {7, 5}, {61, 7}, {257, 131}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int kind = 0; kind < 3; kind++) run_case(sizes[s][0], sizes[s][1], kind, 17u + (unsigned)(s * 3 + kind));
+    for (unsigned seed = 1; seed <= 50; seed++) test_unpack_store(seed & 1 ? 4 : 8, seed);
+    return check_report("test_fusion_dpx");
+}
