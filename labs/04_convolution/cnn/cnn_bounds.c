@@ -25,6 +25,14 @@
  * their magnitudes (which is where Winograd's extra error comes from), so no constant factor on the
  * direct bound holds output by output; W is computed, per output, instead.
  *
+ * ours_wino2x2_big (cnn_winograd_big.cu) computes the same transforms and the same C-channel sums,
+ * but the output transform differently: each output adds its 9 nonzero terms of A^T m A one product
+ * at a time, out = fmaf(k, m_xi, out) with k = 0 or +-1 (k m_xi exact, one rounding per addition;
+ * k = 0 leaves out unchanged), and with the 16 xi split among blocks the partial outputs are added
+ * into a zeroed y by atomicAdd. Any order of summing 9 terms (plus exact zeros) puts each term
+ * through at most 8 additions, so the output transform's count is 8 instead of 4: k = C + 14, and
+ * |y - ref| <= gamma_(C+14)(2^-24) * W with the same W.
+ *
  * Tensor cores (cnn_tc.cu). x and w are rounded to the input format: x' = x (1 + a), w' = w (1 + b),
  * |a|, |b| <= u_in, so |x'w' - xw| <= (2 u_in + u_in^2) |x w|. The product x'w' is exact in the
  * tensor core (11 + 11 or 8 + 8 significant bits fit FP32's 24). The K products are summed in FP32
@@ -41,7 +49,7 @@
  *         and |ref| <= sum |x w| (the bound functions see sum |x w| only).
  * Every bound gets + 1e-30 (an output whose terms are all zero must be exactly zero). */
 #include <math.h>
-#include "cnn_tc.h"
+#include "cnn_winograd.h"
 #include "gl_parallel.h"
 
 static double gamma_k(double k, double u) { return k * u / (1.0 - k * u); }
@@ -55,6 +63,11 @@ static double tensor_core_bound(double u_in, const cnn_shape *s, double abs_sum)
 double cnn_bound_winograd(const cnn_shape *s, double wino_sum)
 {
     return gamma_k(s->C + 10.0, 0x1p-24) * wino_sum + 1e-30;
+}
+
+double cnn_bound_winograd_acc(const cnn_shape *s, double wino_sum)
+{
+    return gamma_k(s->C + 14.0, 0x1p-24) * wino_sum + 1e-30;
 }
 
 double cnn_bound_tf32(const cnn_shape *s, double abs_sum) { return tensor_core_bound(0x1p-11, s, abs_sum); }

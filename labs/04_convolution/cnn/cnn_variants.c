@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cnn.h"
 #include "cnn_tc.h"
+#include "cnn_winograd.h"
 
 /* FP32 inputs, FP32 accumulation, any order of the C R S terms: each rounding is at most
  * FLT_EPSILON / 2 relative, a sum of K terms in any order grows like sqrt(K) in practice; 16 x
@@ -69,6 +70,10 @@ static const cnn_variant_row ROWS[] = {
     {"ours_wino2x2", "Winograd F(2x2,3x3): 16 batched GEMMs on transformed tiles, 2.25x fewer multiplications",
      CNN_FP32, CNN_ROLE_OURS, cnn_launch_winograd, cnn_workspace_winograd, cnn_supports_winograd,
      cnn_bound_winograd, 1, tile_name_none, NULL, cnn_winograd_abs_sums},
+    {"ours_wino2x2_big", "F(2x2,3x3), 64x64 block tiles of one xi at a time, the output transform folded in "
+     "after each: 2 blocks/SM, cp.async", CNN_FP32, CNN_ROLE_OURS, cnn_launch_winograd_big,
+     cnn_workspace_winograd_big, cnn_supports_winograd, cnn_bound_winograd_acc, WGB_SPLITS,
+     cnn_tile_name_winograd_big, NULL, cnn_winograd_abs_sums},
     {"cudnn_tf32", "the library bar on tensor cores: cuDNN, FP32 tensors, CUDNN_TENSOR_OP_MATH (TF32)", CNN_TF32,
      CNN_ROLE_PEER, cnn_launch_cudnn, NULL, NULL, cnn_bound_tf32_any, 1, tile_name_none, &cnn_cudnn_tf32, NULL},
     {"ours_tf32_mma", "implicit GEMM on tensor cores: mma.sync m16n8k8 TF32 (x, w rounded in-kernel)", CNN_TF32,

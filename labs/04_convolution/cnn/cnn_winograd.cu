@@ -16,27 +16,21 @@
  * Transformed filter: G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]; input: B^T = [1 0 -1 0; 0 1 1 0;
  * 0 -1 1 0; 0 1 0 -1]; output: A^T = [1 1 1 0; 0 1 -1 -1] (cross-correlation, as cuDNN and the
  * reference compute). */
-#include "cnn_tc.h"
+#include "cnn_winograd.h"
 #include "gl_check.h"
 
 #define WG_TILE 32    /* output channels (m) and tiles (t) per GEMM block */
 #define WG_BC 8       /* channels per shared-memory slice */
 #define WG_THREADS 256
 
-typedef struct {
-    int N, C, H, W, M;
-    int th, tw, T;    /* tiles per column, per row, in all */
-    int Cp, Mp, Tp;   /* C, M, T rounded up to WG_BC, WG_TILE, WG_TILE: the workspace's padded sizes */
-} wg_dims;
-
-static wg_dims wg_dims_of(const cnn_shape *s)
+wg_dims wg_dims_of(const cnn_shape *s, int c_pad, int m_pad, int t_pad)
 {
     wg_dims d;
     d.N = s->N, d.C = s->C, d.H = s->H, d.W = s->W, d.M = s->M;
     d.th = (s->H + 1) / 2, d.tw = (s->W + 1) / 2, d.T = s->N * d.th * d.tw;
-    d.Cp = (s->C + WG_BC - 1) / WG_BC * WG_BC;
-    d.Mp = (s->M + WG_TILE - 1) / WG_TILE * WG_TILE;
-    d.Tp = (d.T + WG_TILE - 1) / WG_TILE * WG_TILE;
+    d.Cp = (s->C + c_pad - 1) / c_pad * c_pad;
+    d.Mp = (s->M + m_pad - 1) / m_pad * m_pad;
+    d.Tp = (d.T + t_pad - 1) / t_pad * t_pad;
     return d;
 }
 
@@ -46,7 +40,7 @@ extern "C" size_t cnn_workspace_winograd(const cnn_shape *s, int tile)
 {
     (void)tile;
     if (!cnn_supports_winograd(s)) return 0;
-    wg_dims d = wg_dims_of(s);
+    wg_dims d = wg_dims_of(s, WG_BC, WG_TILE, WG_TILE);
     return 16 * (size_t)d.Cp * ((size_t)d.Mp + d.Tp) * sizeof(float);
 }
 
@@ -103,6 +97,14 @@ static __global__ void winograd_input(const float *x, float *V, wg_dims d)
         V[(i * 4 + 2) * plane + at] = b[i][2] - b[i][1];
         V[(i * 4 + 3) * plane + at] = b[i][1] - b[i][3];
     }
+}
+
+void wg_transforms(const cnn_launch_args *a, const wg_dims *d, float *U, float *V, cudaStream_t st)
+{
+    winograd_filter<<<dim3((d->Mp + 127) / 128, d->Cp), 128, 0, st>>>(a->w, U, *d);
+    GL_CHECK_LAUNCH();
+    winograd_input<<<dim3((d->Tp + 127) / 128, d->Cp), 128, 0, st>>>(a->x, V, *d);
+    GL_CHECK_LAUNCH();
 }
 
 /* The two 2-vectors of A^T m for one 4-vector m. */
@@ -204,12 +206,9 @@ extern "C" cnn_status cnn_launch_winograd(const cnn_launch_args *a, cudaStream_t
 {
     if (!cnn_supports_winograd(&a->s)) return CNN_ERR_VARIANT;
     if (a->workspace_bytes < cnn_workspace_winograd(&a->s, 0)) return CNN_ERR_SHAPE;
-    wg_dims d = wg_dims_of(&a->s);
+    wg_dims d = wg_dims_of(&a->s, WG_BC, WG_TILE, WG_TILE);
     float *U = (float *)a->workspace, *V = U + 16 * (size_t)d.Cp * d.Mp;
-    winograd_filter<<<dim3((d.Mp + 127) / 128, d.Cp), 128, 0, st>>>(a->w, U, d);
-    GL_CHECK_LAUNCH();
-    winograd_input<<<dim3((d.Tp + 127) / 128, d.Cp), 128, 0, st>>>(a->x, V, d);
-    GL_CHECK_LAUNCH();
+    wg_transforms(a, &d, U, V, st);
     winograd_gemm<<<dim3(d.Tp / WG_TILE, d.Mp / WG_TILE), WG_THREADS, 0, st>>>(U, V, a->y, d);
     GL_CHECK_LAUNCH();
     return CNN_OK;

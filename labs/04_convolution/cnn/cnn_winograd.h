@@ -1,0 +1,32 @@
+/* cnn_winograd.h - Lab 04, part 2: what the Winograd rungs share (cnn_winograd.cu, cnn_winograd_big.cu):
+ * the padded sizes of the workspace and the two transform kernels, and the launchers of the rows. */
+#ifndef CNN_WINOGRAD_H
+#define CNN_WINOGRAD_H
+
+#include "cnn_tc.h"
+
+typedef struct {
+    int N, C, H, W, M;
+    int th, tw, T;    /* tiles per column, per row, in all */
+    int Cp, Mp, Tp;   /* C, M, T rounded up to the GEMM's slice and tile sizes: the workspace's sizes */
+} wg_dims;
+
+#ifdef __cplusplus
+/* The sizes of F(2x2, 3x3) on shape s, C, M and T padded to multiples of c_pad, m_pad, t_pad. */
+wg_dims wg_dims_of(const cnn_shape *s, int c_pad, int m_pad, int t_pad);
+/* Enqueue U[xi][c][m] = (G g G^T)[xi] and V[xi][c][t] = (B^T d B)[xi], zero-padded to d's sizes. */
+void wg_transforms(const cnn_launch_args *a, const wg_dims *d, float *U, float *V, cudaStream_t st);
+extern "C" {
+#endif
+/* ours_wino2x2_big (cnn_winograd_big.cu): tiles = the xi split (WGB_SPLITS configurations). */
+#define WGB_SPLITS 5
+size_t cnn_workspace_winograd_big(const cnn_shape *s, int tile);
+cnn_status cnn_launch_winograd_big(const cnn_launch_args *a, cudaStream_t st);
+const char *cnn_tile_name_winograd_big(int tile);
+/* cnn_bounds.c: gamma_(C+14)(2^-24) wino_sum: the output transform accumulated one product at a time. */
+double cnn_bound_winograd_acc(const cnn_shape *s, double wino_sum);
+#ifdef __cplusplus
+}
+#endif
+
+#endif
