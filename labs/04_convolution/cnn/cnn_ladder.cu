@@ -12,10 +12,12 @@
  *                    workspace + a tiny reduce kernel: no memset, no atomics), chosen per shape by
  *                    the experiment's autotuner
  *
+ * The next rungs, ours7_fast and ours8_small, are in cnn_fast.cu.
  * One kernel template, ladder_gemm<BM, BN, LAYOUT, PIPE>; a rung is one instance of it with
  * its lesson; the differences are in the three small device functions it calls.
  * Limits: x, w and y each under 2^31 elements (int offsets); larger layers are refused. */
 #include "cnn.h"
+#include "cnn_fast.h"
 #include "gl_check.h"
 
 #define LBK 8 /* the reduction slice of every rung */
@@ -283,10 +285,16 @@ static __global__ void sum_splits(const float *part, float *y, size_t n, int spl
     y[i] = s;
 }
 
+extern "C" void cnn_sum_splits(const float *part, float *y, size_t n, int splits, cudaStream_t st)
+{
+    sum_splits<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(part, y, n, splits);
+    GL_CHECK_LAUNCH();
+}
+
 /* ---------------- launchers ---------------- */
 
 /* int offsets: every tensor must have fewer than 2^31 elements. */
-static int ladder_fits(const cnn_shape *s)
+extern "C" int cnn_ladder_fits(const cnn_shape *s)
 {
     const double lim = 2147483647.0;
     return (double)s->N * s->C * s->H * s->W < lim && (double)s->M * s->C * s->R * s->S < lim &&
@@ -330,7 +338,7 @@ template <int BM, int BN, int LAYOUT, int PIPE>
 static cnn_status ladder_launch(const cnn_launch_args *a, int split_k, cudaStream_t st)
 {
     const cnn_shape *s = &a->s;
-    if (!ladder_fits(s)) return CNN_ERR_SHAPE;
+    if (!cnn_ladder_fits(s)) return CNN_ERR_SHAPE;
     const int K = s->C * s->R * s->S, P = s->N * s->H * s->W;
     const int splits = ladder_splits<BM, BN, LAYOUT, PIPE>(s, split_k), per = ladder_per_split(K, splits);
     dim3 grid((P + BN - 1) / BN, (s->M + BM - 1) / BM, (K + per - 1) / per);
@@ -339,10 +347,7 @@ static cnn_status ladder_launch(const cnn_launch_args *a, int split_k, cudaStrea
     if (grid.z > 1 && a->workspace_bytes < grid.z * ny * sizeof(float)) return CNN_ERR_SHAPE;
     ladder_gemm<BM, BN, LAYOUT, PIPE><<<grid, BM * BN / 64, 0, st>>>(a->x, a->w, out, *s, per, ny);
     GL_CHECK_LAUNCH();
-    if (grid.z > 1) {
-        sum_splits<<<(unsigned)((ny + 255) / 256), 256, 0, st>>>(out, a->y, ny, (int)grid.z);
-        GL_CHECK_LAUNCH();
-    }
+    if (grid.z > 1) cnn_sum_splits(out, a->y, ny, (int)grid.z, st);
     return CNN_OK;
 }
 

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 #include "cnn.h"
+#include "cnn_fast.h"
 #include "cnn_tc.h"
 #include "cnn_winograd.h"
 
@@ -67,6 +68,12 @@ static const cnn_variant_row ROWS[] = {
     {"ours6_tuned", "the tile shape per layer and split-K where it pays (workspace + reduce, no atomics), autotuned",
      CNN_FP32, CNN_ROLE_OURS, cnn_launch_ours6, cnn_workspace_ours6, NULL, NULL, CNN_OURS6_TILES,
      cnn_tile_name_ours6, NULL, NULL},
+    {"ours7_fast", "BK 16, 2 blocks per SM, 3-stage cp.async (16-byte weights; 16-byte x for 1x1), im2col from a "
+     "per-slice table; tile and split-K autotuned", CNN_FP32, CNN_ROLE_OURS, cnn_launch_ours7, cnn_workspace_ours7,
+     NULL, NULL, CNN_OURS7_TILES, cnn_tile_name_ours7, NULL, NULL},
+    {"ours8_small", "small layers (M N H W <= 2^18): a block's threads split K, warp reduce-scatter; one kernel, no "
+     "workspace", CNN_FP32, CNN_ROLE_OURS, cnn_launch_ours8, NULL, cnn_supports_ours8, NULL, CNN_OURS8_TILES,
+     cnn_tile_name_ours8, NULL, NULL},
     {"ours_wino2x2", "Winograd F(2x2,3x3): 16 batched GEMMs on transformed tiles, 2.25x fewer multiplications",
      CNN_FP32, CNN_ROLE_OURS, cnn_launch_winograd, cnn_workspace_winograd, cnn_supports_winograd,
      cnn_bound_winograd, 1, tile_name_none, NULL, cnn_winograd_abs_sums},

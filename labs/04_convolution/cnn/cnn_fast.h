@@ -1,0 +1,30 @@
+/* cnn_fast.h - Lab 04, part 2: the fast direct rungs of the FP32 ladder (cnn_fast.cu): ours7_fast
+ * (the tuned GEMM) and ours8_small (the small-layer path), and the two helpers of cnn_ladder.cu
+ * they share with it. */
+#ifndef CNN_FAST_H
+#define CNN_FAST_H
+
+#include "cnn.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+#define CNN_OURS7_TILES 8 /* tile shape x split-K configurations of ours7_fast (cnn_fast.cu) */
+cnn_status cnn_launch_ours7(const cnn_launch_args *a, cudaStream_t st);
+size_t cnn_workspace_ours7(const cnn_shape *s, int tile);
+const char *cnn_tile_name_ours7(int tile);
+
+#define CNN_OURS8_TILES 8 /* output tile x threads per block configurations of ours8_small */
+int cnn_supports_ours8(const cnn_shape *s);
+cnn_status cnn_launch_ours8(const cnn_launch_args *a, cudaStream_t st);
+const char *cnn_tile_name_ours8(int tile);
+
+/* cnn_ladder.cu: every tensor under 2^31 elements (the kernels' int offsets); y = the sum of
+ * `splits` partial outputs of n floats each, stored one after another in part (split-K). */
+int cnn_ladder_fits(const cnn_shape *s);
+void cnn_sum_splits(const float *part, float *y, size_t n, int splits, cudaStream_t st);
+#ifdef __cplusplus
+}
+#endif
+
+#endif
