@@ -4,8 +4,9 @@
  * but each warp multiplies 16 x 8 x k tiles in one tensor-core instruction:
  *   tf32  mma.m16n8k8 with TF32 operands: x and w stay FP32 in memory and are rounded to TF32 (10
  *         fraction bits) to nearest in the kernel (cvt.rna.tf32.f32), FP32 accumulate, FP32 y.
- *   bf16  mma.m16n8k16 with BF16 operands: x and w stored as BF16 (converted once, outside the timed
- *         region: cnn_to_bf16), FP32 accumulate, y rounded to BF16 (as cuDNN's BF16 peer writes it).
+ *   bf16  mma.m16n8k16 with BF16 operands: x and w stored as BF16 (converted once per configuration,
+ *         outside the timed region: the row's prepare hook, cnn_bf16_prepare), FP32 accumulate, y
+ *         rounded to BF16 (as cuDNN's BF16 peer writes it), then converted to float (timed).
  * Block tile 128 x 128 (8 warps of 64 x 32) where there are enough tiles for the GPU, else 64 x 64
  * (4 warps of 32 x 32). Double-buffered shared memory: the weight tile travels by cp.async (16-byte
  * copies, zero-filled outside the matrix), the im2col tile through registers (its elements are
@@ -45,17 +46,7 @@ typedef struct {
 
 
 #if TC_BUILT /* helpers of tc_conv (its body is empty on older GPUs) */
-static __device__ __forceinline__ unsigned smem_u32(const void *p)
-{
-    return (unsigned)__cvta_generic_to_shared(p);
-}
-
-static __device__ __forceinline__ float to_tf32(float v)
-{
-    unsigned r;
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
-    return __uint_as_float(r);
-}
+#include "cnn_tc_mma.cuh"
 
 /* One tile's weights: rows m0.. of W, columns k0.. (16 bytes per copy; zero-filled outside W). With
  * VEC false (K not a multiple of 16 bytes), element by element through registers. */
@@ -115,19 +106,13 @@ static __device__ __forceinline__ void mma_step(const T *As, const T *Bs, int ks
 #pragma unroll
         for (int i = 0; i < MT; i++)
 #pragma unroll
-            for (int j = 0; j < NT; j++)
-                asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-                             "{%8,%9}, {%0,%1,%2,%3};\n"
-                             : "+f"(acc[i][j][0]), "+f"(acc[i][j][1]), "+f"(acc[i][j][2]), "+f"(acc[i][j][3])
-                             : "r"(a[i][0]), "r"(a[i][1]), "r"(a[i][2]), "r"(a[i][3]), "r"(b[j][0]), "r"(b[j][1]));
+            for (int j = 0; j < NT; j++) mma_tf32(acc[i][j], a[i], b[j]);
     } else { /* BF16 m16n8k16, fragments by ldmatrix */
         unsigned a[MT][4], b[NT][2];
 #pragma unroll
         for (int i = 0; i < MT; i++) {
             const T *p = As + (wm0 + i * 16 + (lane & 15)) * ALD + ks * 16 + (lane >> 4) * 8;
-            asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                         : "=r"(a[i][0]), "=r"(a[i][1]), "=r"(a[i][2]), "=r"(a[i][3])
-                         : "r"(smem_u32(p)));
+            ldmatrix_x4(a[i], p);
         }
 #pragma unroll
         for (int j = 0; j < NT; j += 2) { /* one x4.trans: two n-tiles, k 0..15 */
@@ -139,11 +124,7 @@ static __device__ __forceinline__ void mma_step(const T *As, const T *Bs, int ks
 #pragma unroll
         for (int i = 0; i < MT; i++)
 #pragma unroll
-            for (int j = 0; j < NT; j++)
-                asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-                             "{%8,%9}, {%0,%1,%2,%3};\n"
-                             : "+f"(acc[i][j][0]), "+f"(acc[i][j][1]), "+f"(acc[i][j][2]), "+f"(acc[i][j][3])
-                             : "r"(a[i][0]), "r"(a[i][1]), "r"(a[i][2]), "r"(a[i][3]), "r"(b[j][0]), "r"(b[j][1]));
+            for (int j = 0; j < NT; j++) mma_bf16(acc[i][j], a[i], b[j]);
     }
 }
 
@@ -244,17 +225,6 @@ static void launch_tc(const T *x, const T *w, typename tc_traits<T>::out_t *y, c
     GL_CHECK_LAUNCH();
 }
 
-static int sm_count(void)
-{
-    static int n;
-    if (!n) {
-        int dev;
-        GL_CHECK(cudaGetDevice(&dev));
-        GL_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-    }
-    return n;
-}
-
 /* 128 x 128 tiles when they give at least one block per SM, else 64 x 64 (4x the blocks). */
 template <typename T>
 static cnn_status tc_forward(const T *x, const T *w, typename tc_traits<T>::out_t *y, const cnn_shape *s,
@@ -265,7 +235,7 @@ static cnn_status tc_forward(const T *x, const T *w, typename tc_traits<T>::out_
     if (!cnn_tc_available()) return CNN_ERR_VARIANT;
     tc_dims d = {s->C, s->H, s->W, s->M, s->R, s->S, s->pad_h, s->pad_w, s->C * s->R * s->S, s->N * s->H * s->W};
     const long big_tiles = (long)((d.P + 127) / 128) * ((d.M + 127) / 128);
-    if (big_tiles >= sm_count()) launch_tc<T, 128, 128, 2, 4>(x, w, y, d, st);
+    if (big_tiles >= cnn_sms()) launch_tc<T, 128, 128, 2, 4>(x, w, y, d, st);
     else launch_tc<T, 64, 64, 2, 2>(x, w, y, d, st);
     return CNN_OK;
 }
@@ -310,16 +280,25 @@ extern "C" size_t cnn_bf16_bytes(const cnn_shape *s)
     return align256(nx * 2) + align256(nw * 2) + align256(ny * 2);
 }
 
-extern "C" void cnn_bf16_in(const cnn_launch_args *a, void **x16, void **w16, void **y16, cudaStream_t st)
+/* Where the three BF16 arrays lie in the workspace (no work). */
+extern "C" void cnn_bf16_arrays(const cnn_shape *s, void *workspace, void **x16, void **w16, void **y16)
 {
-    const cnn_shape *s = &a->s;
     const size_t nx = (size_t)s->N * s->C * s->H * s->W, nw = (size_t)s->M * s->C * s->R * s->S;
-    char *base = (char *)a->workspace;
+    char *base = (char *)workspace;
     *x16 = base;
     *w16 = base + align256(nx * 2);
     *y16 = base + align256(nx * 2) + align256(nw * 2);
-    cnn_to_bf16(a->x, *x16, nx, st);
-    cnn_to_bf16(a->w, *w16, nw, st);
+}
+
+/* The BF16 rows' prepare hook (cnn_prepare_fn): x and w rounded to BF16 into the workspace, once
+ * per configuration, outside the timed calls. */
+extern "C" void cnn_bf16_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace,
+                                 cudaStream_t st)
+{
+    void *x16, *w16, *y16;
+    cnn_bf16_arrays(s, workspace, &x16, &w16, &y16);
+    cnn_to_bf16(x, x16, (size_t)s->N * s->C * s->H * s->W, st);
+    cnn_to_bf16(w, w16, (size_t)s->M * s->C * s->R * s->S, st);
 }
 
 extern "C" void cnn_bf16_out(const cnn_launch_args *a, const void *y16, cudaStream_t st)
@@ -333,13 +312,13 @@ extern "C" size_t cnn_workspace_bf16_mma(const cnn_shape *s, int tile)
     return cnn_bf16_bytes(s);
 }
 
-/* x and w rounded to BF16 into the workspace, the BF16 product, y back to float for the check:
- * the two conversions are timed with the row (as in the cudnn_bf16 row). */
+/* The BF16 product on the BF16 x and w that cnn_bf16_prepare left in the workspace, y written as
+ * BF16 and converted back to float for the check (timed with the row, as in the cudnn_bf16 row). */
 extern "C" cnn_status cnn_launch_bf16_mma(const cnn_launch_args *a, cudaStream_t st)
 {
     if (a->workspace_bytes < cnn_bf16_bytes(&a->s)) return CNN_ERR_SHAPE;
     void *x16, *w16, *y16;
-    cnn_bf16_in(a, &x16, &w16, &y16, st);
+    cnn_bf16_arrays(&a->s, a->workspace, &x16, &w16, &y16);
     cnn_status r = tc_forward<bf16>((const bf16 *)x16, (const bf16 *)w16, (bf16 *)y16, &a->s, st);
     if (r == CNN_OK) cnn_bf16_out(a, y16, st);
     return r;
