@@ -48,46 +48,13 @@ typedef struct {
 #if TC_BUILT /* helpers of tc_conv (its body is empty on older GPUs) */
 #include "cnn_tc_mma.cuh"
 
-/* One tile's weights: rows m0.. of W, columns k0.. (16 bytes per copy; zero-filled outside W). With
- * VEC false (K not a multiple of 16 bytes), element by element through registers. */
-template <typename T, int BM, int THREADS, bool VEC>
-static __device__ __forceinline__ void load_a_tile(const T *w, T *As, int m0, int k0, const tc_dims &d, int tid)
-{
-    enum { BK = tc_traits<T>::BK, LD = BK + tc_traits<T>::APAD, PER = 16 / (int)sizeof(T), CH = BK / PER };
-#pragma unroll
-    for (int f = tid; f < BM * CH; f += THREADS) {
-        const int row = f / CH, kk = f % CH * PER, m = m0 + row, k = k0 + kk;
-        T *dst = As + row * LD + kk;
-        if (VEC) {
-            const bool in = m < d.M && k < d.K;
-            const T *src = in ? w + (size_t)m * d.K + k : w;
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(dst)), "l"(src),
-                         "r"(in ? 16 : 0));
-        } else {
-#pragma unroll
-            for (int e = 0; e < PER; e++)
-                dst[e] = m < d.M && k + e < d.K ? w[(size_t)m * d.K + k + e] : (T)0.0f;
-        }
-    }
-}
-
-/* Decode reduction index k into (x offset c H W + dy W + dx, dy, dx); k >= K gets a dy outside
- * every image, so its elements load as zero. */
-static __device__ __forceinline__ int4 decode_k(int k, const tc_dims &d)
-{
-    const int rs = d.R * d.S, c = k / rs, r = k - c * rs, fy = r / d.S, fx = r - fy * d.S;
-    if (k >= d.K) return make_int4(0, -(1 << 20), 0, 0);
-    const int dy = fy - d.pad_h, dx = fx - d.pad_w;
-    return make_int4(c * d.H * d.W + dy * d.W + dx, dy, dx, 0);
-}
-
 /* The warp's MT x NT tensor-core tiles for one k-step (ks) of the current shared tiles. */
 template <typename T, int MT, int NT, int ALD, int BLD>
 static __device__ __forceinline__ void mma_step(const T *As, const T *Bs, int ks, int wm0, int wn0, int lane,
                                                 float (&acc)[MT][NT][4])
 {
-    const int g = lane >> 2, t = lane & 3;
     if constexpr (sizeof(T) == 4) { /* TF32 m16n8k8: A row-major 16 x 8, B col-major 8 x 8 */
+        const int g = lane >> 2, t = lane & 3;
         unsigned a[MT][4], b[NT][2];
 #pragma unroll
         for (int i = 0; i < MT; i++) {
@@ -108,28 +75,10 @@ static __device__ __forceinline__ void mma_step(const T *As, const T *Bs, int ks
 #pragma unroll
             for (int j = 0; j < NT; j++) mma_tf32(acc[i][j], a[i], b[j]);
     } else { /* BF16 m16n8k16, fragments by ldmatrix */
-        unsigned a[MT][4], b[NT][2];
-#pragma unroll
-        for (int i = 0; i < MT; i++) {
-            const T *p = As + (wm0 + i * 16 + (lane & 15)) * ALD + ks * 16 + (lane >> 4) * 8;
-            ldmatrix_x4(a[i], p);
-        }
-#pragma unroll
-        for (int j = 0; j < NT; j += 2) { /* one x4.trans: two n-tiles, k 0..15 */
-            const T *p = Bs + (ks * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * BLD + wn0 + j * 8 + (lane >> 4) * 8;
-            asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                         : "=r"(b[j][0]), "=r"(b[j][1]), "=r"(b[j + 1][0]), "=r"(b[j + 1][1])
-                         : "r"(smem_u32(p)));
-        }
-#pragma unroll
-        for (int i = 0; i < MT; i++)
-#pragma unroll
-            for (int j = 0; j < NT; j++) mma_bf16(acc[i][j], a[i], b[j]);
+        mma_step_bf16<MT, NT, ALD, BLD>(As, Bs, ks, wm0, wn0, lane, acc);
     }
 }
 
-static __device__ __forceinline__ void store_out(float *y, size_t i, float v) { y[i] = v; }
-static __device__ __forceinline__ void store_out(bf16 *y, size_t i, float v) { y[i] = __float2bfloat16_rn(v); }
 #endif
 
 /* Lesson: the implicit GEMM on tensor cores; see the file comment. Block BM x BN, warps WM x WN. */
@@ -172,7 +121,7 @@ static __global__ void __launch_bounds__(WM *WN * 32) tc_conv(const T *x, const 
         kdec[1][tid] = decode_k(BK + tid, d);
     }
     __syncthreads();
-    load_a_tile<T, BM, THREADS, VEC>(w, As[0], m0, 0, d, tid);
+    load_w_tile<T, BM, BK, ALD, THREADS, VEC>(w, As[0], m0, 0, d.M, d.K, tid);
     asm volatile("cp.async.commit_group;\n" ::);
     TC_LOAD_B(0)
     TC_STORE_B(0)
@@ -181,7 +130,7 @@ static __global__ void __launch_bounds__(WM *WN * 32) tc_conv(const T *x, const 
     for (int kt = 0; kt < ktiles; kt++) {
         const int cur = kt & 1, nxt = cur ^ 1;
         if (kt + 1 < ktiles) { /* the next tile's loads, before this tile's multiplications */
-            load_a_tile<T, BM, THREADS, VEC>(w, As[nxt], m0, (kt + 1) * BK, d, tid);
+            load_w_tile<T, BM, BK, ALD, THREADS, VEC>(w, As[nxt], m0, (kt + 1) * BK, d.M, d.K, tid);
             asm volatile("cp.async.commit_group;\n" ::);
             TC_LOAD_B(kt + 1)
         }

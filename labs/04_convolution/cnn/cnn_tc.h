@@ -29,12 +29,15 @@ size_t cnn_bf16_bytes(const cnn_shape *s); /* the three BF16 arrays at the start
 void cnn_bf16_arrays(const cnn_shape *s, void *workspace, void **x16, void **w16, void **y16);
 void cnn_bf16_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace, cudaStream_t st);
 void cnn_bf16_out(const cnn_launch_args *a, const void *y16, cudaStream_t st);
-/* cnn_tc2.cu: ours_tf32_mma2, a 3-stage cp.async pipeline for both tiles, output staged through
- * shared memory, tile shape and split-K autotuned (workspace: the split-K partial sums). */
-#define CNN_TF32_MMA2_TILES 6
+/* cnn_tc2.cu: ours_tf32_mma2 and ours_bf16_mma2, a 3-stage pipeline (cp.async; BF16's im2col tile
+ * through registers), ldmatrix, output staged through shared memory, tile shape and split-K
+ * autotuned (workspace: the split-K partial sums; BF16: after the cnn_bf16_arrays). */
+#define CNN_TC2_TILES 6
 cnn_status cnn_launch_tf32_mma2(const cnn_launch_args *a, cudaStream_t st);
 size_t cnn_workspace_tf32_mma2(const cnn_shape *s, int tile);
-const char *cnn_tile_name_tf32_mma2(int tile);
+cnn_status cnn_launch_bf16_mma2(const cnn_launch_args *a, cudaStream_t st);
+size_t cnn_workspace_bf16_mma2(const cnn_shape *s, int tile);
+const char *cnn_tile_name_tc2(int tile);
 void cnn_to_bf16(const float *src, void *dst, size_t n, cudaStream_t st);   /* round to nearest even */
 void cnn_from_bf16(const void *src, float *dst, size_t n, cudaStream_t st); /* exact */
 

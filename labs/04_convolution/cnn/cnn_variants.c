@@ -75,7 +75,7 @@ static const cnn_variant_row ROWS[] = {
      CNN_ROLE_OURS, cnn_launch_tf32_mma, NULL, cnn_supports_tc, NULL, 1, tile_name_none, NULL, NULL, NULL},
     {"ours_tf32_mma2", "3-stage cp.async for both tiles (4-byte zero-fill im2col), ldmatrix, staged stores, split-K; "
      "tuned", CNN_TF32, CNN_ROLE_OURS, cnn_launch_tf32_mma2, cnn_workspace_tf32_mma2, cnn_supports_tc, NULL,
-     CNN_TF32_MMA2_TILES, cnn_tile_name_tf32_mma2, NULL, NULL, NULL},
+     CNN_TC2_TILES, cnn_tile_name_tc2, NULL, NULL, NULL},
     {"cudnn_bf16", "cuDNN with BF16 x, w, y (FP32 compute, tensor-op math); x, w converted untimed, y->float timed",
      CNN_BF16, CNN_ROLE_PEER, cnn_launch_cudnn_bf16, NULL, NULL, NULL, 1, tile_name_none, &cnn_cudnn_bf16, NULL,
      cnn_bf16_prepare},
@@ -83,6 +83,9 @@ static const cnn_variant_row ROWS[] = {
      "implicit GEMM on tensor cores: mma.sync m16n8k16 BF16, ldmatrix; BF16 x, w in memory, y->float timed",
      CNN_BF16, CNN_ROLE_OURS, cnn_launch_bf16_mma, cnn_workspace_bf16_mma, cnn_supports_tc, NULL, 1,
      tile_name_none, NULL, NULL, cnn_bf16_prepare},
+    {"ours_bf16_mma2", "3-stage pipeline (cp.async weights, im2col through registers), staged stores, split-K; "
+     "tuned", CNN_BF16, CNN_ROLE_OURS, cnn_launch_bf16_mma2, cnn_workspace_bf16_mma2, cnn_supports_tc, NULL,
+     CNN_TC2_TILES, cnn_tile_name_tc2, NULL, NULL, cnn_bf16_prepare},
 };
 
 int cnn_variant_count(void) { return (int)(sizeof ROWS / sizeof ROWS[0]); }
