@@ -5,6 +5,7 @@
 #include <string.h>
 #include "check.h"
 #include "cnn/cnn.h"
+#include "cnn/cnn_tc.h"
 #include "ladder/convolution.h"
 
 static void test_shift(void)
@@ -137,6 +138,18 @@ static void test_cnn(void)
           "peaks per SM per clock");
     cnn_shape e4 = {1, 256, 64, 64, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1};
     CHECK(cnn_min_bytes(&e4) == 4.0 * (2 * 256 * 64 * 64 + 256 * 256 * 9), "minimum traffic of E4");
+    /* the mma2 rows: split-K's partial sums (one FP32 y per part) in the workspace, after the BF16
+     * arrays in BF16; a row with a prepare hook has a workspace for it to fill */
+    const size_t ny = (size_t)256 * 64 * 64;
+    CHECK(cnn_workspace_tf32_mma2(&e4, 0) == 0 && cnn_workspace_tf32_mma2(&e4, 2) == 4 * ny * sizeof(float) &&
+              cnn_workspace_bf16_mma2(&e4, 1) == cnn_bf16_bytes(&e4) + 2 * ny * sizeof(float),
+          "mma2 workspaces");
+    CHECK(!strcmp(cnn_tile_name_tc2(2), "128x128_k4") && !strcmp(cnn_tile_name_tc2(CNN_TC2_TILES), "?"),
+          "mma2 tile names");
+    for (int i = 0; i < cnn_variant_count(); i++) {
+        const cnn_variant_row *v = cnn_variant_at(i);
+        CHECK(!v->prepare || v->workspace || v->role == CNN_ROLE_PEER, "row %s: prepare needs a workspace", v->name);
+    }
 }
 
 int main(void)

@@ -92,6 +92,14 @@ typedef struct {
 typedef void (*cnn_magnitude_fn)(const float *x, const float *w, const cnn_shape *s, const size_t *index,
                                  size_t n_index, double *out);
 
+/* A row's work once per configuration, outside every timed region and before the first check:
+ * called after the workspace is allocated (and zeroed), with the configuration's FP32 x and w.
+ * The BF16 rows round x and w to BF16 into the workspace here (cnn_bf16_prepare), so their timed
+ * calls run the convolution on BF16 inputs already in memory. Every launch of the row must then get
+ * this workspace (cnn_forward does not call it). */
+typedef void (*cnn_prepare_fn)(const cnn_shape *s, const float *x, const float *w, void *workspace,
+                               cudaStream_t st);
+
 typedef struct {
     const char *name;   /* as the CSV spells it: NAME@CONFIG */
     const char *lesson; /* one line */
@@ -105,6 +113,7 @@ typedef struct {
     const char *(*tile_name)(int tile);  /* names them (for the printout and the CSV) */
     const cnn_peer_ops *peer;            /* CNN_ROLE_PEER only */
     cnn_magnitude_fn magnitudes;         /* NULL: bound takes sum |x w|; else it takes these sums */
+    cnn_prepare_fn prepare;              /* NULL: none; else run once per configuration, untimed */
 } cnn_variant_row;
 
 int cnn_variant_count(void);

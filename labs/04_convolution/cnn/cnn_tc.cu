@@ -4,8 +4,9 @@
  * but each warp multiplies 16 x 8 x k tiles in one tensor-core instruction:
  *   tf32  mma.m16n8k8 with TF32 operands: x and w stay FP32 in memory and are rounded to TF32 (10
  *         fraction bits) to nearest in the kernel (cvt.rna.tf32.f32), FP32 accumulate, FP32 y.
- *   bf16  mma.m16n8k16 with BF16 operands: x and w stored as BF16 (converted once, outside the timed
- *         region: cnn_to_bf16), FP32 accumulate, y rounded to BF16 (as cuDNN's BF16 peer writes it).
+ *   bf16  mma.m16n8k16 with BF16 operands: x and w stored as BF16 (converted once per configuration,
+ *         outside the timed region: the row's prepare hook, cnn_bf16_prepare), FP32 accumulate, y
+ *         rounded to BF16 (as cuDNN's BF16 peer writes it), then converted to float (timed).
  * Block tile 128 x 128 (8 warps of 64 x 32) where there are enough tiles for the GPU, else 64 x 64
  * (4 warps of 32 x 32). Double-buffered shared memory: the weight tile travels by cp.async (16-byte
  * copies, zero-filled outside the matrix), the im2col tile through registers (its elements are
@@ -45,58 +46,15 @@ typedef struct {
 
 
 #if TC_BUILT /* helpers of tc_conv (its body is empty on older GPUs) */
-static __device__ __forceinline__ unsigned smem_u32(const void *p)
-{
-    return (unsigned)__cvta_generic_to_shared(p);
-}
-
-static __device__ __forceinline__ float to_tf32(float v)
-{
-    unsigned r;
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
-    return __uint_as_float(r);
-}
-
-/* One tile's weights: rows m0.. of W, columns k0.. (16 bytes per copy; zero-filled outside W). With
- * VEC false (K not a multiple of 16 bytes), element by element through registers. */
-template <typename T, int BM, int THREADS, bool VEC>
-static __device__ __forceinline__ void load_a_tile(const T *w, T *As, int m0, int k0, const tc_dims &d, int tid)
-{
-    enum { BK = tc_traits<T>::BK, LD = BK + tc_traits<T>::APAD, PER = 16 / (int)sizeof(T), CH = BK / PER };
-#pragma unroll
-    for (int f = tid; f < BM * CH; f += THREADS) {
-        const int row = f / CH, kk = f % CH * PER, m = m0 + row, k = k0 + kk;
-        T *dst = As + row * LD + kk;
-        if (VEC) {
-            const bool in = m < d.M && k < d.K;
-            const T *src = in ? w + (size_t)m * d.K + k : w;
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(dst)), "l"(src),
-                         "r"(in ? 16 : 0));
-        } else {
-#pragma unroll
-            for (int e = 0; e < PER; e++)
-                dst[e] = m < d.M && k + e < d.K ? w[(size_t)m * d.K + k + e] : (T)0.0f;
-        }
-    }
-}
-
-/* Decode reduction index k into (x offset c H W + dy W + dx, dy, dx); k >= K gets a dy outside
- * every image, so its elements load as zero. */
-static __device__ __forceinline__ int4 decode_k(int k, const tc_dims &d)
-{
-    const int rs = d.R * d.S, c = k / rs, r = k - c * rs, fy = r / d.S, fx = r - fy * d.S;
-    if (k >= d.K) return make_int4(0, -(1 << 20), 0, 0);
-    const int dy = fy - d.pad_h, dx = fx - d.pad_w;
-    return make_int4(c * d.H * d.W + dy * d.W + dx, dy, dx, 0);
-}
+#include "cnn_tc_mma.cuh"
 
 /* The warp's MT x NT tensor-core tiles for one k-step (ks) of the current shared tiles. */
 template <typename T, int MT, int NT, int ALD, int BLD>
 static __device__ __forceinline__ void mma_step(const T *As, const T *Bs, int ks, int wm0, int wn0, int lane,
                                                 float (&acc)[MT][NT][4])
 {
-    const int g = lane >> 2, t = lane & 3;
     if constexpr (sizeof(T) == 4) { /* TF32 m16n8k8: A row-major 16 x 8, B col-major 8 x 8 */
+        const int g = lane >> 2, t = lane & 3;
         unsigned a[MT][4], b[NT][2];
 #pragma unroll
         for (int i = 0; i < MT; i++) {
@@ -115,40 +73,12 @@ static __device__ __forceinline__ void mma_step(const T *As, const T *Bs, int ks
 #pragma unroll
         for (int i = 0; i < MT; i++)
 #pragma unroll
-            for (int j = 0; j < NT; j++)
-                asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-                             "{%8,%9}, {%0,%1,%2,%3};\n"
-                             : "+f"(acc[i][j][0]), "+f"(acc[i][j][1]), "+f"(acc[i][j][2]), "+f"(acc[i][j][3])
-                             : "r"(a[i][0]), "r"(a[i][1]), "r"(a[i][2]), "r"(a[i][3]), "r"(b[j][0]), "r"(b[j][1]));
+            for (int j = 0; j < NT; j++) mma_tf32(acc[i][j], a[i], b[j]);
     } else { /* BF16 m16n8k16, fragments by ldmatrix */
-        unsigned a[MT][4], b[NT][2];
-#pragma unroll
-        for (int i = 0; i < MT; i++) {
-            const T *p = As + (wm0 + i * 16 + (lane & 15)) * ALD + ks * 16 + (lane >> 4) * 8;
-            asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                         : "=r"(a[i][0]), "=r"(a[i][1]), "=r"(a[i][2]), "=r"(a[i][3])
-                         : "r"(smem_u32(p)));
-        }
-#pragma unroll
-        for (int j = 0; j < NT; j += 2) { /* one x4.trans: two n-tiles, k 0..15 */
-            const T *p = Bs + (ks * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * BLD + wn0 + j * 8 + (lane >> 4) * 8;
-            asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                         : "=r"(b[j][0]), "=r"(b[j][1]), "=r"(b[j + 1][0]), "=r"(b[j + 1][1])
-                         : "r"(smem_u32(p)));
-        }
-#pragma unroll
-        for (int i = 0; i < MT; i++)
-#pragma unroll
-            for (int j = 0; j < NT; j++)
-                asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-                             "{%8,%9}, {%0,%1,%2,%3};\n"
-                             : "+f"(acc[i][j][0]), "+f"(acc[i][j][1]), "+f"(acc[i][j][2]), "+f"(acc[i][j][3])
-                             : "r"(a[i][0]), "r"(a[i][1]), "r"(a[i][2]), "r"(a[i][3]), "r"(b[j][0]), "r"(b[j][1]));
+        mma_step_bf16<MT, NT, ALD, BLD>(As, Bs, ks, wm0, wn0, lane, acc);
     }
 }
 
-static __device__ __forceinline__ void store_out(float *y, size_t i, float v) { y[i] = v; }
-static __device__ __forceinline__ void store_out(bf16 *y, size_t i, float v) { y[i] = __float2bfloat16_rn(v); }
 #endif
 
 /* Lesson: the implicit GEMM on tensor cores; see the file comment. Block BM x BN, warps WM x WN. */
@@ -191,7 +121,7 @@ static __global__ void __launch_bounds__(WM *WN * 32) tc_conv(const T *x, const 
         kdec[1][tid] = decode_k(BK + tid, d);
     }
     __syncthreads();
-    load_a_tile<T, BM, THREADS, VEC>(w, As[0], m0, 0, d, tid);
+    load_w_tile<T, BM, BK, ALD, THREADS, VEC>(w, As[0], m0, 0, d.M, d.K, tid);
     asm volatile("cp.async.commit_group;\n" ::);
     TC_LOAD_B(0)
     TC_STORE_B(0)
@@ -200,7 +130,7 @@ static __global__ void __launch_bounds__(WM *WN * 32) tc_conv(const T *x, const 
     for (int kt = 0; kt < ktiles; kt++) {
         const int cur = kt & 1, nxt = cur ^ 1;
         if (kt + 1 < ktiles) { /* the next tile's loads, before this tile's multiplications */
-            load_a_tile<T, BM, THREADS, VEC>(w, As[nxt], m0, (kt + 1) * BK, d, tid);
+            load_w_tile<T, BM, BK, ALD, THREADS, VEC>(w, As[nxt], m0, (kt + 1) * BK, d.M, d.K, tid);
             asm volatile("cp.async.commit_group;\n" ::);
             TC_LOAD_B(kt + 1)
         }
@@ -244,17 +174,6 @@ static void launch_tc(const T *x, const T *w, typename tc_traits<T>::out_t *y, c
     GL_CHECK_LAUNCH();
 }
 
-static int sm_count(void)
-{
-    static int n;
-    if (!n) {
-        int dev;
-        GL_CHECK(cudaGetDevice(&dev));
-        GL_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-    }
-    return n;
-}
-
 /* 128 x 128 tiles when they give at least one block per SM, else 64 x 64 (4x the blocks). */
 template <typename T>
 static cnn_status tc_forward(const T *x, const T *w, typename tc_traits<T>::out_t *y, const cnn_shape *s,
@@ -265,7 +184,7 @@ static cnn_status tc_forward(const T *x, const T *w, typename tc_traits<T>::out_
     if (!cnn_tc_available()) return CNN_ERR_VARIANT;
     tc_dims d = {s->C, s->H, s->W, s->M, s->R, s->S, s->pad_h, s->pad_w, s->C * s->R * s->S, s->N * s->H * s->W};
     const long big_tiles = (long)((d.P + 127) / 128) * ((d.M + 127) / 128);
-    if (big_tiles >= sm_count()) launch_tc<T, 128, 128, 2, 4>(x, w, y, d, st);
+    if (big_tiles >= cnn_sms()) launch_tc<T, 128, 128, 2, 4>(x, w, y, d, st);
     else launch_tc<T, 64, 64, 2, 2>(x, w, y, d, st);
     return CNN_OK;
 }
@@ -310,16 +229,25 @@ extern "C" size_t cnn_bf16_bytes(const cnn_shape *s)
     return align256(nx * 2) + align256(nw * 2) + align256(ny * 2);
 }
 
-extern "C" void cnn_bf16_in(const cnn_launch_args *a, void **x16, void **w16, void **y16, cudaStream_t st)
+/* Where the three BF16 arrays lie in the workspace (no work). */
+extern "C" void cnn_bf16_arrays(const cnn_shape *s, void *workspace, void **x16, void **w16, void **y16)
 {
-    const cnn_shape *s = &a->s;
     const size_t nx = (size_t)s->N * s->C * s->H * s->W, nw = (size_t)s->M * s->C * s->R * s->S;
-    char *base = (char *)a->workspace;
+    char *base = (char *)workspace;
     *x16 = base;
     *w16 = base + align256(nx * 2);
     *y16 = base + align256(nx * 2) + align256(nw * 2);
-    cnn_to_bf16(a->x, *x16, nx, st);
-    cnn_to_bf16(a->w, *w16, nw, st);
+}
+
+/* The BF16 rows' prepare hook (cnn_prepare_fn): x and w rounded to BF16 into the workspace, once
+ * per configuration, outside the timed calls. */
+extern "C" void cnn_bf16_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace,
+                                 cudaStream_t st)
+{
+    void *x16, *w16, *y16;
+    cnn_bf16_arrays(s, workspace, &x16, &w16, &y16);
+    cnn_to_bf16(x, x16, (size_t)s->N * s->C * s->H * s->W, st);
+    cnn_to_bf16(w, w16, (size_t)s->M * s->C * s->R * s->S, st);
 }
 
 extern "C" void cnn_bf16_out(const cnn_launch_args *a, const void *y16, cudaStream_t st)
@@ -333,13 +261,13 @@ extern "C" size_t cnn_workspace_bf16_mma(const cnn_shape *s, int tile)
     return cnn_bf16_bytes(s);
 }
 
-/* x and w rounded to BF16 into the workspace, the BF16 product, y back to float for the check:
- * the two conversions are timed with the row (as in the cudnn_bf16 row). */
+/* The BF16 product on the BF16 x and w that cnn_bf16_prepare left in the workspace, y written as
+ * BF16 and converted back to float for the check (timed with the row, as in the cudnn_bf16 row). */
 extern "C" cnn_status cnn_launch_bf16_mma(const cnn_launch_args *a, cudaStream_t st)
 {
     if (a->workspace_bytes < cnn_bf16_bytes(&a->s)) return CNN_ERR_SHAPE;
     void *x16, *w16, *y16;
-    cnn_bf16_in(a, &x16, &w16, &y16, st);
+    cnn_bf16_arrays(&a->s, a->workspace, &x16, &w16, &y16);
     cnn_status r = tc_forward<bf16>((const bf16 *)x16, (const bf16 *)w16, (bf16 *)y16, &a->s, st);
     if (r == CNN_OK) cnn_bf16_out(a, y16, st);
     return r;

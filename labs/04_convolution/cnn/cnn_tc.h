@@ -17,16 +17,27 @@ cnn_status cnn_launch_winograd(const cnn_launch_args *a, cudaStream_t st);
 
 /* Tensor cores (mma.sync): need sm_80+ in the GPU and in the build (cnn_supports_tc, which says
  * once when they are left out). TF32: FP32 x, w, y. BF16: x and w rounded to BF16 into the
- * workspace, y written as BF16 there and converted back to float for the check (cnn_bf16_in/out,
- * shared with the cudnn_bf16 row, so both rows pay the same conversions). */
+ * workspace once per configuration by the row's prepare hook (cnn_bf16_prepare, untimed), y
+ * written as BF16 there and converted back to float for the check inside the timed call
+ * (cnn_bf16_out); the cudnn_bf16 row uses the same hook and conversion, so both time the same. */
 int cnn_tc_available(void);
 int cnn_supports_tc(const cnn_shape *s);
 cnn_status cnn_launch_tf32_mma(const cnn_launch_args *a, cudaStream_t st);
 size_t cnn_workspace_bf16_mma(const cnn_shape *s, int tile);
 cnn_status cnn_launch_bf16_mma(const cnn_launch_args *a, cudaStream_t st);
 size_t cnn_bf16_bytes(const cnn_shape *s); /* the three BF16 arrays at the start of the workspace */
-void cnn_bf16_in(const cnn_launch_args *a, void **x16, void **w16, void **y16, cudaStream_t st);
+void cnn_bf16_arrays(const cnn_shape *s, void *workspace, void **x16, void **w16, void **y16);
+void cnn_bf16_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace, cudaStream_t st);
 void cnn_bf16_out(const cnn_launch_args *a, const void *y16, cudaStream_t st);
+/* cnn_tc2.cu: ours_tf32_mma2 and ours_bf16_mma2, a 3-stage pipeline (cp.async; BF16's im2col tile
+ * through registers), ldmatrix, output staged through shared memory, tile shape and split-K
+ * autotuned (workspace: the split-K partial sums; BF16: after the cnn_bf16_arrays). */
+#define CNN_TC2_TILES 6
+cnn_status cnn_launch_tf32_mma2(const cnn_launch_args *a, cudaStream_t st);
+size_t cnn_workspace_tf32_mma2(const cnn_shape *s, int tile);
+cnn_status cnn_launch_bf16_mma2(const cnn_launch_args *a, cudaStream_t st);
+size_t cnn_workspace_bf16_mma2(const cnn_shape *s, int tile);
+const char *cnn_tile_name_tc2(int tile);
 void cnn_to_bf16(const float *src, void *dst, size_t n, cudaStream_t st);   /* round to nearest even */
 void cnn_from_bf16(const void *src, float *dst, size_t n, cudaStream_t st); /* exact */
 
