@@ -28,5 +28,9 @@ for csv in "$fixtures"/[0-9][0-9]_*.csv; do
         expected=$((expected + 2))
     done
 done
+# the roofline must draw its data, not its "no roofline data" note, from the cnn fixture
+if [[ -f $fixtures/04_convolution.cnn.csv ]] && grep -q 'no roofline data' "$tmp/04_cnn_roofline.svg"; then
+    fail "04_cnn_roofline drew its note, not the data of $fixtures/04_convolution.cnn.csv"
+fi
 ((expected > 0)) || fail "no chart expected from $fixtures (no NN_name.csv with a plots/NN_*.gp)"
 echo "PASS: $expected chart files render from $fixtures"
