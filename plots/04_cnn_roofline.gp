@@ -1,6 +1,6 @@
 # 04_cnn_roofline.gp - lab 04, part 2 (issue 19 part 4): the roofline of the CNN layers. Every
 # layer's rows as arithmetic intensity (FLOP per byte of x + w + y, the least traffic: column
-# `intensity`) against achieved GFLOP/s (log-log): every rung of ours, the fastest FP32 rung (named
+# `intensity`) against achieved GFLOP/s (log-log): every FP32 and tensor-core rung of ours, the fastest FP32 rung (named
 # by its configuration) and cuDNN. Roofs: the FP32 peak from the SM clock measured in the run
 # ('# cnn_peak_fp32_gflops='), the tensor-core peaks where the run printed them (sm_90), and the
 # memory roof: this run's cudaMemcpy D2D ('# copy_gbs=') times the intensity. Reads the companion
@@ -18,8 +18,11 @@ n_cnn = int(system(sprintf("grep -c '^[^#]*,cnn,' '%s' || true", src)))
 
 kind(s) = s[1:strstrt(s, "@") - 1]
 is_cnn = 'strcol("experiment") eq "cnn" && strstrt(strcol("variant"), "@") > 0'
-rung(dummy) = (@is_cnn) && strcol("variant")[1:4] eq "ours" ? column("intensity") : NaN
-peer(dummy) = (@is_cnn) && kind(strcol("variant")) eq "cudnn" ? column("intensity") : NaN
+# tensor-core rows (TF32, BF16, FP16 in the name) are drawn apart from the FP32 ones: they sit under
+# their own roofs, above the FP32 one
+is_tc(s) = strstrt(s, "tf32") > 0 || strstrt(s, "bf16") > 0 || strstrt(s, "fp16") > 0
+rung(tc) = (@is_cnn) && strcol("variant")[1:4] eq "ours" && is_tc(kind(strcol("variant"))) == tc ? column("intensity") : NaN
+peer(tc) = (@is_cnn) && kind(strcol("variant"))[1:5] eq "cudnn" && is_tc(kind(strcol("variant"))) == tc ? column("intensity") : NaN
 num(v) = v eq "" || v eq "NA" ? NaN : real(v)
 mem(x) = copy * x
 roof(x, p) = p != p ? NaN : mem(x) < p ? mem(x) : p
@@ -53,8 +56,10 @@ if (!have_cols || fp32 eq "" || n_cnn == 0) {
     plot roof(x, peak32) with lines ls 11 title sprintf("FP32 peak: %.0f GFLOP/s; memory roof: %.0f GB/s x intensity", peak32, copy), \
          roof(x, t32) with lines ls 12 title (t32 == t32 ? sprintf("TF32 tensor-core peak: %.0f GFLOP/s", t32) : ""), \
          roof(x, b16) with lines ls 13 title (b16 == b16 ? sprintf("BF16 tensor-core peak: %.0f GFLOP/s", b16) : ""), \
-         src using (rung(0)):"gflops" with points lt 1 pt 7 ps 0.5 title "every rung of ours", \
+         src using (rung(0)):"gflops" with points lt 1 pt 7 ps 0.5 title "every FP32 rung of ours", \
+         src using (rung(1)):"gflops" with points lt 2 pt 9 ps 0.6 title "tensor-core rungs of ours (TF32, BF16)", \
          best using 1:2 with points lt 1 pt 6 ps 1.8 title "ours (fastest FP32 rung)", \
          "" using 1:2:3 with labels offset 0.6, 0.6 left font ",8" noenhanced notitle, \
-         src using (peer(0)):"gflops" with points lt 4 pt 13 ps 1.4 title "cuDNN (FMA math)"
+         src using (peer(0)):"gflops" with points lt 4 pt 13 ps 1.4 title "cuDNN (FMA math)", \
+         src using (peer(1)):"gflops" with points lt 3 pt 11 ps 1.0 title "cuDNN (TF32, BF16)"
 }
