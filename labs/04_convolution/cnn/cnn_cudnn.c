@@ -43,7 +43,6 @@ static struct {
     int ready;
     int n_candidates;
     cudnnConvolutionFwdAlgo_t candidates[CNN_CUDNN_MAX_CANDIDATES];
-    size_t candidate_ws[CNN_CUDNN_MAX_CANDIDATES];
 } g;
 
 int cnn_cudnn_available(void) { return 1; }
@@ -99,8 +98,7 @@ static cnn_status prepare_mode(const peer_mode *mode, const cnn_shape *s, int he
         if (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].mathType != mode->math) continue;
         size_t ws = 0;
         CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(g.handle, g.xd, g.wd, g.cd, g.yd, perf[i].algo, &ws));
-        g.candidates[g.n_candidates] = perf[i].algo;
-        g.candidate_ws[g.n_candidates++] = ws;
+        g.candidates[g.n_candidates++] = perf[i].algo;
         if (ws > *workspace_bytes) *workspace_bytes = ws;
     }
     if (g.n_candidates == 0 && mode->math == CUDNN_FMA_MATH) {

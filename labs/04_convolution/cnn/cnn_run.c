@@ -203,14 +203,21 @@ static void make_magnitudes(const float *hx, const float *hw, reference *ref)
     }
 }
 
-/* One run on poisoned output, checked (fatal): the output of `job` is right before it is timed. */
-static void run_and_check(gl_lab *L, cnn_job *job, size_t ny, const reference *ref, cnn_bound_fn bound,
-                          const char *what, gl_row *row)
+/* One run on poisoned output, checked: the outputs outside the bound (with `fatal`, any exits 1). */
+static long long run_checked(gl_lab *L, cnn_job *job, size_t ny, const reference *ref, cnn_bound_fn bound,
+                             const char *what, gl_row *row, int fatal)
 {
     gl_poison(job->y, ny * sizeof(float));
     enqueue_cnn(job, L->timer.stream);
     GL_CHECK(cudaStreamSynchronize(L->timer.stream));
-    check_outputs(job->y, ny, ref, bound, what, row, 1);
+    return check_outputs(job->y, ny, ref, bound, what, row, fatal);
+}
+
+/* The same, fatal: the output of `job` is right before it is timed. */
+static void run_and_check(gl_lab *L, cnn_job *job, size_t ny, const reference *ref, cnn_bound_fn bound,
+                          const char *what, gl_row *row)
+{
+    run_checked(L, job, ny, ref, bound, what, row, 1);
 }
 
 /* A peer: every candidate whose output is within the bound (FFT and Winograd can round more than
@@ -223,10 +230,7 @@ static void time_peer(gl_lab *L, const cnn_variant_row *v, cnn_job *job, size_t 
     for (int a = 0; a < v->peer->candidates(); a++) {
         const char *name = v->peer->use(a);
         gl_row t = *row;
-        gl_poison(job->y, ny * sizeof(float));
-        enqueue_cnn(job, L->timer.stream);
-        GL_CHECK(cudaStreamSynchronize(L->timer.stream));
-        if (check_outputs(job->y, ny, ref, cnn_variant_bound(v), what, &t, 0)) {
+        if (run_checked(L, job, ny, ref, cnn_variant_bound(v), what, &t, 0)) {
             printf("note: %s: %s %s left out: %.3g x the error bound\n", what, v->name, name, t.max_error_over_bound);
             continue;
         }
