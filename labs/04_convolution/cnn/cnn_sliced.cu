@@ -66,9 +66,10 @@ static __device__ __forceinline__ void sk_decode(sk_ktab &kt, const cnn_shape &d
     kt.dx[slice % 2][t] = dx;
 }
 
-/* One slice into one stage. Weights: 16-byte chunks (row e / 16, k (e % 16) 4) when K % 4 == 0,
- * else single floats; 16 lanes read one row's 256 bytes. im2col: thread t always copies pixel
- * column t % BN (VEC_X: pixels (t % (BN / 4)) 4 .. + 3), base/oy/ox decoded once per block. */
+/* One slice into one stage (copy_w, copy_x: the weights need no im2col table). Weights: 16-byte
+ * chunks (row e / 16, k (e % 16) 4) when K % 4 == 0, else single floats; 16 lanes read one row's
+ * 256 bytes. im2col: thread t always copies pixel column t % BN (VEC_X: pixels (t % (BN / 4)) 4 ..
+ * + 3), base/oy/ox decoded once per block. */
 template <int BM, int BN, int THREADS, bool VEC_X> struct sk_loader {
     static_assert(THREADS >= SK && THREADS % BN == 0 && (BM * SK) % THREADS == 0 && (SK * BN) % THREADS == 0,
                   "whole rounds of 4-byte copies, a fixed pixel column per thread, one table entry per thread");
@@ -82,10 +83,10 @@ template <int BM, int BN, int THREADS, bool VEC_X> struct sk_loader {
         oy = p < P ? q / d.W : SK_NO_TAP;
         ox = q % d.W;
     }
-    __device__ void copy(sk_stage<BM, BN> &st, const sk_ktab &kt, const cnn_shape &d, const float *x,
-                         const float *w, int slice, int m0, bool vec_w) const
+    __device__ void copy_w(sk_stage<BM, BN> &st, const cnn_shape &d, const float *w, int slice, int m0,
+                           bool vec_w) const
     {
-        const int t = threadIdx.x, K = d.C * d.R * d.S, k0 = slice * SK, slot = slice % 2;
+        const int t = threadIdx.x, K = d.C * d.R * d.S, k0 = slice * SK;
         if (vec_w) {
 #pragma unroll
             for (int q = 0; q < STEPS(BM * SK / 4); q++) {
@@ -102,6 +103,10 @@ template <int BM, int BN, int THREADS, bool VEC_X> struct sk_loader {
                 sk_copy<4>(&st.a[row][kc], ok ? w + (m0 + row) * K + k0 + kc : w, ok);
             }
         }
+    }
+    __device__ void copy_x(sk_stage<BM, BN> &st, const sk_ktab &kt, const float *x, int slice, int H, int W) const
+    {
+        const int t = threadIdx.x, slot = slice % 2;
         if (VEC_X) { /* 1x1: every tap has dy 0, off c H W; SK_NO_TAP past K */
 #pragma unroll
             for (int q = 0; q < STEPS(SK * BN / 4); q++) {
@@ -114,8 +119,8 @@ template <int BM, int BN, int THREADS, bool VEC_X> struct sk_loader {
 #pragma unroll 4
             for (int q = 0; q < STEPS(SK * BN); q++) {
                 const int kr = t / BN + THREADS / BN * q;
-                const bool ok = (unsigned)(oy + kt.dy[slot][kr]) < (unsigned)d.H &&
-                                (unsigned)(ox + kt.dx[slot][kr]) < (unsigned)d.W;
+                const bool ok =
+                    (unsigned)(oy + kt.dy[slot][kr]) < (unsigned)H && (unsigned)(ox + kt.dx[slot][kr]) < (unsigned)W;
                 sk_copy<4>(&st.b[kr][t % BN], ok ? x + base + kt.off[slot][kr] : x, ok);
             }
         }
@@ -205,16 +210,20 @@ static __global__ void __launch_bounds__(sk_shape<BM, BN, G>::THREADS, sk_shape<
     const int K = d.C * d.R * d.S, t = threadIdx.x, g = t / TG, tm = (t % TG) / (BN / 4), tn = t % (BN / 4);
     const int m0 = blockIdx.y * BM, p0 = blockIdx.x * BN, slices = (K + SK - 1) / SK;
     const sk_loader<BM, BN, THREADS, VEC_X> L(d, p0);
+    L.copy_w(stage[0], d, w, 0, m0, vec_w); /* the weights need no table: in flight during the decode */
     if (t < SK) {
         sk_decode(kt, d, 0);
         if (slices > 1) sk_decode(kt, d, 1);
     }
     __syncthreads();
-    L.copy(stage[0], kt, d, x, w, 0, m0, vec_w);
+    L.copy_x(stage[0], kt, x, 0, d.H, d.W);
     sk_commit_wait<1>(); /* slice 0 its own group: waits for nothing */
     float acc[4][4] = {};
     for (int s = 0; s < slices; s++) {
-        if (s + 1 < slices) L.copy(stage[(s + 1) % 2], kt, d, x, w, s + 1, m0, vec_w);
+        if (s + 1 < slices) {
+            L.copy_w(stage[(s + 1) % 2], d, w, s + 1, m0, vec_w);
+            L.copy_x(stage[(s + 1) % 2], kt, x, s + 1, d.H, d.W);
+        }
         sk_commit_wait<1>(); /* slice s has landed (an empty group at the end keeps the count) */
         __syncthreads();
         if (t < SK && s + 2 < slices) sk_decode(kt, d, s + 2); /* slot s % 2: slice s's copies were issued */
