@@ -1,6 +1,6 @@
-/* cnn_fast.h - Lab 04, part 2: the fast direct rungs of the FP32 ladder (cnn_fast.cu): ours7_fast
- * (the tuned GEMM) and ours8_small (the small-layer path), and the two helpers of cnn_ladder.cu
- * they share with it. */
+/* cnn_fast.h - Lab 04, part 2: the fast direct rungs of the FP32 ladder: ours7_fast (the tuned
+ * GEMM) and ours8_small (the small-layer path) in cnn_fast.cu, ours9_sliced_k (split-K inside the
+ * block) in cnn_sliced.cu, and the two helpers of cnn_ladder.cu they share with it. */
 #ifndef CNN_FAST_H
 #define CNN_FAST_H
 
@@ -18,6 +18,11 @@ const char *cnn_tile_name_ours7(int tile);
 int cnn_supports_ours8(const cnn_shape *s);
 cnn_status cnn_launch_ours8(const cnn_launch_args *a, cudaStream_t st);
 const char *cnn_tile_name_ours8(int tile);
+
+#define CNN_OURS9_TILES 8 /* block tile x warp groups configurations of ours9_sliced_k (cnn_sliced.cu) */
+int cnn_supports_ours9(const cnn_shape *s);
+cnn_status cnn_launch_ours9(const cnn_launch_args *a, cudaStream_t st);
+const char *cnn_tile_name_ours9(int tile);
 
 /* cnn_ladder.cu: every tensor under 2^31 elements (the kernels' int offsets); y = the sum of
  * `splits` partial outputs of n floats each, stored one after another in part (split-K). */

@@ -74,6 +74,9 @@ static const cnn_variant_row ROWS[] = {
     {"ours8_small", "small layers (M N H W <= 2^18): a block's threads split K, warp reduce-scatter; one kernel, no "
      "workspace", CNN_FP32, CNN_ROLE_OURS, cnn_launch_ours8, NULL, cnn_supports_ours8, NULL, CNN_OURS8_TILES,
      cnn_tile_name_ours8, NULL, NULL, NULL},
+    {"ours9_sliced_k", "small tiles, the block's warp groups split K (sliced-K, summed in shared memory): blocks "
+     "for every SM with no split-K pass; 2-stage cp.async, tuned", CNN_FP32, CNN_ROLE_OURS, cnn_launch_ours9, NULL,
+     cnn_supports_ours9, NULL, CNN_OURS9_TILES, cnn_tile_name_ours9, NULL, NULL, NULL},
     {"ours_wino2x2", "Winograd F(2x2,3x3): 16 batched GEMMs on transformed tiles, 2.25x fewer multiplications",
      CNN_FP32, CNN_ROLE_OURS, cnn_launch_winograd, cnn_workspace_winograd, cnn_supports_winograd,
      cnn_bound_winograd, 1, tile_name_none, NULL, cnn_winograd_abs_sums, NULL},
