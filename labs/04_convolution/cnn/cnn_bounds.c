@@ -42,9 +42,11 @@
  *     the product), two stages: <= 8
  *   input transform, per stage: fmaf(-5, d2, 4 d0) + d4 and the like (<= 2), two stages: <= 4
  *   the product U V and the sum over C channels (fmaf; padded channels are exact zeros): <= C
- *   output transform, first stage folded into the GEMM after each xi (fmaf with an exact power-of-
- *     two coefficient; sums of at most 5 terms in any order: <= 4 roundings), second stage in
- *     wg4_output (sums of at most 5 terms: <= 4)
+ *   output transform, first stage: H[i][b] = sum_j A^T[b][j] M[i][j], at most 5 nonzero terms,
+ *     folded into the GEMM after each xi (fmaf with an exact power-of-two coefficient; a zero
+ *     coefficient adds an exact 0), the row's parts (1, 2 or 3 blocks) added in wg4_output: a sum of
+ *     at most 5 terms in any order and grouping, <= 4 roundings; second stage in wg4_output (sums
+ *     of at most 5 terms: <= 4)
  * so k = C + 20 and |y - ref| <= gamma_(C+20)(2^-24) * W4, W4 = sum_c |A^T| (|G| |g| |G^T| .* |B^T|
  * |d| |B|) |A| at the output's place in its 4x4 tile, with the exact |coefficients| (products of
  * the (1 + theta) factors of the two operands and of the sums: Higham's Lemma 3.3). W4 itself is

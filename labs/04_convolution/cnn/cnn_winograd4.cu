@@ -16,6 +16,9 @@
  *               the thread's 4 x 4), and writes H to the workspace
  *   wg4_output  y[a][b] = sum_i A^T[a][i] H[i][b]: the second half of the output transform.
  * H (24 floats per (m, tile)) is 2/3 of the 36 products the unfused algorithm stores.
+ * Few tiles (E3_N8: 32 x 2 x 6 = 384 blocks for 264 places at 2 per SM on an H100: 1.45 waves) can
+ * split each row's 6 xi among 1, 2 or 3 blocks (the row's tile configurations, autotuned); each
+ * writes its own partial H and wg4_output adds the parts (more H traffic, more blocks).
  *
  * G = [1/4 0 0; -1/6 -1/6 -1/6; -1/6 1/6 -1/6; 1/24 1/12 1/6; 1/24 -1/12 1/6; 0 0 1],
  * B^T = [4 0 -5 0 1 0; 0 -4 -4 1 1 0; 0 4 -4 -1 1 0; 0 -2 -1 2 1 0; 0 2 -1 -2 1 0; 0 4 0 -5 0 1],
@@ -25,6 +28,7 @@
 
 #define WG4_XI 36 /* positions of the 6x6 transformed tile */
 #define WG4_H 24  /* H values per (m, tile): 6 rows i x 4 columns b */
+static const int WG4_PARTS[WG4_SPLITS] = {1, 2, 3}; /* blocks per row of xi, by tile configuration */
 
 /* The sizes of F(4x4, 3x3) on shape s: 4x4 output tiles, C padded to the GEMM's slice, M and T to its tile. */
 static wg_dims wg4_dims_of(const cnn_shape *s)
@@ -37,10 +41,16 @@ static wg_dims wg4_dims_of(const cnn_shape *s)
 
 extern "C" size_t cnn_workspace_winograd4(const cnn_shape *s, int tile)
 {
-    (void)tile;
-    if (!cnn_supports_winograd(s)) return 0;
+    if (!cnn_supports_winograd(s) || tile < 0 || tile >= WG4_SPLITS) return 0;
     const wg_dims d = wg4_dims_of(s);
-    return (WG4_XI * (size_t)d.Cp * ((size_t)d.Mp + d.Tp) + WG4_H * (size_t)d.Mp * d.Tp) * sizeof(float);
+    const size_t h_floats = (size_t)WG4_PARTS[tile] * WG4_H * d.Mp * d.Tp;
+    return (WG4_XI * (size_t)d.Cp * ((size_t)d.Mp + d.Tp) + h_floats) * sizeof(float);
+}
+
+extern "C" const char *cnn_tile_name_winograd4(int tile)
+{
+    static const char *names[WG4_SPLITS] = {"row6", "row3x2", "row2x3"};
+    return tile >= 0 && tile < WG4_SPLITS ? names[tile] : "?";
 }
 
 /* o = G (a, b, c)^T. 1/6 is not a binary fraction: c6 = fl(1/6) (one rounded coefficient), and
@@ -143,16 +153,19 @@ struct fold_row {
     }
 };
 
-/* Lesson: the GEMMs of row i = blockIdx.y of the 6x6 tile (xi = 6 i .. 6 i + 5), each folded into
- * H[i][b] as soon as it is finished; H[4 i + b][m][t] written as float4 (4 consecutive tiles). */
-static __global__ void __launch_bounds__(WGB_THREADS, 2) wg4_gemm(const float *U, const float *V, float *H, wg_dims d)
+/* Lesson: the GEMMs of row i of the 6x6 tile (xi = 6 i .. 6 i + 5; with `parts` > 1, part
+ * blockIdx.y % parts of them), each folded into H[i][b] as soon as it is finished; written as
+ * float4 (4 consecutive tiles) to H[part][4 i + b][m][t]. */
+static __global__ void __launch_bounds__(WGB_THREADS, 2)
+    wg4_gemm(const float *U, const float *V, float *H, wg_dims d, int parts)
 {
     const wg_place p = wg_place_of(d);
     fold_row f;
     wg_zero4(f.h);
-    const int row = blockIdx.y;
-    wg_gemm_xi(U, V, d, p, row * 6, 6, f);
+    const int row = blockIdx.y / parts, part = blockIdx.y % parts, per_part = 6 / parts;
+    wg_gemm_xi(U, V, d, p, row * 6 + part * per_part, per_part, f);
     const size_t plane = (size_t)d.Mp * d.Tp;
+    H += (size_t)part * WG4_H * plane;
 #pragma unroll
     for (int b = 0; b < 4; b++)
 #pragma unroll
@@ -175,7 +188,7 @@ static __host__ __device__ __forceinline__ void output6(const float *h, const in
 
 /* Lesson: the second half of the output transform, one thread per (m, tile): 24 values of H in
  * (threads along tiles: coalesced), the 4x4 outputs out, a row of 4 as one float4 where it fits. */
-static __global__ void wg4_output(const float *H, float *y, wg_dims d)
+static __global__ void wg4_output(const float *H, float *y, wg_dims d, int parts)
 {
     const int t = blockIdx.x * blockDim.x + threadIdx.x, m = blockIdx.y;
     if (t >= d.T) return;
@@ -183,6 +196,9 @@ static __global__ void wg4_output(const float *H, float *y, wg_dims d)
     float h[WG4_H], o[4][4], col[4];
 #pragma unroll
     for (int k = 0; k < WG4_H; k++) h[k] = H[k * plane + at]; /* h[4 i + b] */
+    for (int part = 1; part < parts; part++) /* the other parts' sums of the same H terms */
+#pragma unroll
+        for (int k = 0; k < WG4_H; k++) h[k] += H[((size_t)part * WG4_H + k) * plane + at];
 #pragma unroll
     for (int b = 0; b < 4; b++) {
         output6(h + b, 4, col); /* col[a] = sum_i A^T[a][i] H[i][b] */
@@ -208,17 +224,19 @@ static __global__ void wg4_output(const float *H, float *y, wg_dims d)
 
 extern "C" cnn_status cnn_launch_winograd4(const cnn_launch_args *a, cudaStream_t st)
 {
-    if (!cnn_supports_winograd(&a->s)) return CNN_ERR_VARIANT;
-    if (a->workspace_bytes < cnn_workspace_winograd4(&a->s, 0)) return CNN_ERR_SHAPE;
+    if (!cnn_supports_winograd(&a->s) || a->tile < 0 || a->tile >= WG4_SPLITS) return CNN_ERR_VARIANT;
+    if (a->workspace_bytes < cnn_workspace_winograd4(&a->s, a->tile)) return CNN_ERR_SHAPE;
+    const int parts = WG4_PARTS[a->tile];
     const wg_dims d = wg4_dims_of(&a->s);
     float *U = (float *)a->workspace, *V = U + WG4_XI * (size_t)d.Cp * d.Mp, *H = V + WG4_XI * (size_t)d.Cp * d.Tp;
     wg4_filter<<<dim3((d.Mp + 127) / 128, d.Cp), 128, 0, st>>>(a->w, U, d);
     GL_CHECK_LAUNCH();
     wg4_input<<<dim3((d.Tp + 127) / 128, d.Cp), 128, 0, st>>>(a->x, V, d);
     GL_CHECK_LAUNCH();
-    wg4_gemm<<<dim3((unsigned)(d.Mp / WGB_TM) * (unsigned)(d.Tp / WGB_TT), 6), WGB_THREADS, 0, st>>>(U, V, H, d);
+    wg4_gemm<<<dim3((unsigned)(d.Mp / WGB_TM) * (unsigned)(d.Tp / WGB_TT), 6 * parts), WGB_THREADS, 0, st>>>(U, V, H,
+                                                                                                    d, parts);
     GL_CHECK_LAUNCH();
-    wg4_output<<<dim3((d.T + 127) / 128, d.M), 128, 0, st>>>(H, a->y, d);
+    wg4_output<<<dim3((d.T + 127) / 128, d.M), 128, 0, st>>>(H, a->y, d, parts);
     GL_CHECK_LAUNCH();
     return CNN_OK;
 }
