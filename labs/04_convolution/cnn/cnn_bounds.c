@@ -33,6 +33,30 @@
  * through at most 8 additions, so the output transform's count is 8 instead of 4: k = C + 14, and
  * |y - ref| <= gamma_(C+14)(2^-24) * W with the same W.
  *
+ * Winograd F(4x4, 3x3), FP32 (ours_wino4x4, cnn_winograd4.cu), the same expansion with 6x6 tiles,
+ * 36 xi and its matrices (in cnn_winograd4.cu). B^T's entries 4, 5, 2, 1 and A^T's 1, 2, 4, 8 are
+ * exact; G's 1/6, 1/12, 1/24 are not. The kernel uses one rounded coefficient c6 = fl(1/6) =
+ * (1/6)(1 + e), |e| <= 2^-24, with 1/12 = c6 / 2 and 1/24 = c6 / 4 (exact scalings), so a rounded
+ * coefficient enters a term as one more factor (1 + e): it counts as a rounding. Per term:
+ *   filter transform, per stage: (a + b) + c (2 roundings), times c6 (1 for the coefficient, 1 for
+ *     the product), two stages: <= 8
+ *   input transform, per stage: fmaf(-5, d2, 4 d0) + d4 and the like (<= 2), two stages: <= 4
+ *   the product U V and the sum over C channels (fmaf; padded channels are exact zeros): <= C
+ *   output transform, first stage: H[i][b] = sum_j A^T[b][j] M[i][j], at most 5 nonzero terms,
+ *     folded into the GEMM after each xi (fmaf with an exact power-of-two coefficient; a zero
+ *     coefficient adds an exact 0), the row's parts (1, 2 or 3 blocks) added in wg4_output: a sum of
+ *     at most 5 terms in any order and grouping, <= 4 roundings; second stage in wg4_output (sums
+ *     of at most 5 terms: <= 4)
+ * so k = C + 20 and |y - ref| <= gamma_(C+20)(2^-24) * W4, W4 = sum_c |A^T| (|G| |g| |G^T| .* |B^T|
+ * |d| |B|) |A| at the output's place in its 4x4 tile, with the exact |coefficients| (products of
+ * the (1 + theta) factors of the two operands and of the sums: Higham's Lemma 3.3). W4 itself is
+ * computed in double (cnn_winograd4_abs_sums): every one of its 36 C terms passes through at most
+ * 36 C + 32 double roundings (the coefficients 1/6, 1/12, 1/24, the transforms' sums and products,
+ * the sum over xi and c), so the computed W4' >= W4 (1 - gamma_(36C+32)(2^-53)), and the bound uses
+ * W4' / (1 - gamma_(36C+32)(2^-53)). FMA contraction by the compiler only removes roundings. A
+ * subnormal result errs by at most 2^-150 absolute per rounding: fewer than 10^6 roundings per
+ * output stay far below the + 1e-30 every bound carries.
+ *
  * Tensor cores (cnn_tc.cu). x and w are rounded to the input format: x' = x (1 + a), w' = w (1 + b),
  * |a|, |b| <= u_in, so |x'w' - xw| <= (2 u_in + u_in^2) |x w|. The product x'w' is exact in the
  * tensor core (11 + 11 or 8 + 8 significant bits fit FP32's 24). The K products are summed in FP32
@@ -68,6 +92,12 @@ double cnn_bound_winograd(const cnn_shape *s, double wino_sum)
 double cnn_bound_winograd_acc(const cnn_shape *s, double wino_sum)
 {
     return gamma_k(s->C + 14.0, 0x1p-24) * wino_sum + 1e-30;
+}
+
+double cnn_bound_winograd4(const cnn_shape *s, double wino4_sum)
+{
+    const double w4 = wino4_sum / (1.0 - gamma_k(36.0 * s->C + 32.0, 0x1p-53));
+    return gamma_k(s->C + 20.0, 0x1p-24) * w4 + 1e-30;
 }
 
 double cnn_bound_tf32(const cnn_shape *s, double abs_sum) { return tensor_core_bound(0x1p-11, s, abs_sum); }
@@ -114,33 +144,97 @@ static void abs_input_transform(const double d[4][4], double v[4][4])
     }
 }
 
-static double one_wino_sum(const float *x, const float *w, const cnn_shape *s, size_t o)
+/* |d| for the k x k input tile of image n, channel c from (y0, x0) on (zero outside the image). */
+static void abs_input_tile(const float *x, const cnn_shape *s, int n, int c, int y0, int x0, int k, double *d)
 {
-    static const double AT[2][4] = {{1, 1, 1, 0}, {0, 1, 1, 1}}; /* |A^T| */
+    const float *xc = x + ((size_t)n * s->C + c) * s->H * s->W;
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j < k; j++) {
+            const int iy = y0 + i, ix = x0 + j;
+            d[i * k + j] = iy >= 0 && iy < s->H && ix >= 0 && ix < s->W ? fabs(xc[(size_t)iy * s->W + ix]) : 0.0;
+        }
+}
+
+/* A Winograd algorithm's magnitudes: e x e output tiles from k x k input tiles, |A^T| (e x k), and
+ * transforms(|g|, |d|) -> (|G| |g| |G^T|, |B^T| |d| |B|) (k x k each). */
+typedef struct {
+    int e, k;
+    const double *AT;
+    void (*transforms)(const float *g, const double *d, double *u, double *v);
+} wino_kind;
+
+/* The magnitude sum of output o: sum over c and the k x k products of |A^T| (U .* V) |A| at o's place. */
+static double wino_magnitude(const wino_kind *K, const float *x, const float *w, const cnn_shape *s, size_t o)
+{
     const size_t hw = (size_t)s->H * s->W;
     const int ox = (int)(o % s->W), oy = (int)(o / s->W % s->H), m = (int)(o / hw % s->M), n = (int)(o / hw / s->M);
-    const int y0 = oy / 2 * 2 - 1, x0 = ox / 2 * 2 - 1, a = oy % 2, b = ox % 2;
+    const int y0 = oy / K->e * K->e - 1, x0 = ox / K->e * K->e - 1, a = oy % K->e, b = ox % K->e, k = K->k;
     double sum = 0;
     for (int c = 0; c < s->C; c++) {
-        double d[4][4], u[4][4], v[4][4];
-        const float *xc = x + ((size_t)n * s->C + c) * hw;
-        for (int i = 0; i < 4; i++)
-            for (int j = 0; j < 4; j++) {
-                const int iy = y0 + i, ix = x0 + j;
-                d[i][j] = iy >= 0 && iy < s->H && ix >= 0 && ix < s->W ? fabs(xc[(size_t)iy * s->W + ix]) : 0.0;
-            }
-        abs_filter_transform(w + ((size_t)m * s->C + c) * 9, u);
-        abs_input_transform(d, v);
-        for (int i = 0; i < 4; i++)
-            for (int j = 0; j < 4; j++) sum += AT[a][i] * AT[b][j] * u[i][j] * v[i][j];
+        double d[36], u[36], v[36];
+        abs_input_tile(x, s, n, c, y0, x0, k, d);
+        K->transforms(w + ((size_t)m * s->C + c) * 9, d, u, v);
+        for (int i = 0; i < k; i++)
+            for (int j = 0; j < k; j++) sum += K->AT[a * k + i] * K->AT[b * k + j] * u[i * k + j] * v[i * k + j];
     }
     return sum;
+}
+
+/* The magnitude sums of the outputs in index (all when index == NULL), on all cores. */
+static void all_sums(const wino_kind *K, const float *x, const float *w, const cnn_shape *s, const size_t *index,
+                     size_t n_index, double *out)
+{
+    const size_t n = index ? n_index : (size_t)s->N * s->M * s->H * s->W;
+    GL_PARALLEL_FOR
+    for (size_t i = 0; i < n; i++) out[i] = wino_magnitude(K, x, w, s, index ? index[i] : i);
+}
+
+static void wino2_transforms(const float *g, const double *d, double *u, double *v)
+{
+    abs_filter_transform(g, (double(*)[4])u);
+    abs_input_transform((const double(*)[4])d, (double(*)[4])v);
 }
 
 void cnn_winograd_abs_sums(const float *x, const float *w, const cnn_shape *s, const size_t *index, size_t n_index,
                            double *out)
 {
-    const size_t n = index ? n_index : (size_t)s->N * s->M * s->H * s->W;
-    GL_PARALLEL_FOR
-    for (size_t i = 0; i < n; i++) out[i] = one_wino_sum(x, w, s, index ? index[i] : i);
+    static const double AT[2 * 4] = {1, 1, 1, 0, 0, 1, 1, 1}; /* |A^T| */
+    static const wino_kind F2 = {2, 4, AT, wino2_transforms};
+    all_sums(&F2, x, w, s, index, n_index, out);
+}
+
+/* out = |L| src |L|^T for a 6 x k matrix |L| (row-major) and a k x k src: one transform's magnitudes. */
+static void abs_sandwich6(const double *L, int k, const double *src, double *out)
+{
+    double t[6][6];
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < k; j++) {
+            t[i][j] = 0;
+            for (int p = 0; p < k; p++) t[i][j] += L[i * k + p] * src[p * k + j];
+        }
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++) {
+            out[i * 6 + j] = 0;
+            for (int p = 0; p < k; p++) out[i * 6 + j] += t[i][p] * L[j * k + p];
+        }
+}
+
+static void wino4_transforms(const float *g, const double *d, double *u, double *v)
+{
+    static const double G[6 * 3] = {1 / 4., 0, 0, 1 / 6., 1 / 6., 1 / 6., 1 / 6., 1 / 6., 1 / 6.,
+                                    1 / 24., 1 / 12., 1 / 6., 1 / 24., 1 / 12., 1 / 6., 0, 0, 1}; /* |G| */
+    static const double BT[6 * 6] = {4, 0, 5, 0, 1, 0, 0, 4, 4, 1, 1, 0, 0, 4, 4, 1, 1, 0,
+                                     0, 2, 1, 2, 1, 0, 0, 2, 1, 2, 1, 0, 0, 4, 0, 5, 0, 1}; /* |B^T| */
+    double ag[9];
+    for (int k = 0; k < 9; k++) ag[k] = fabs(g[k]);
+    abs_sandwich6(G, 3, ag, u);
+    abs_sandwich6(BT, 6, d, v);
+}
+
+void cnn_winograd4_abs_sums(const float *x, const float *w, const cnn_shape *s, const size_t *index, size_t n_index,
+                            double *out)
+{
+    static const double AT[4 * 6] = {1, 1, 1, 1, 1, 0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 4, 4, 0, 0, 1, 1, 8, 8, 1}; /* |A^T| */
+    static const wino_kind F4 = {4, 6, AT, wino4_transforms};
+    all_sums(&F4, x, w, s, index, n_index, out);
 }

@@ -16,6 +16,7 @@
 
 #define FULL_REFERENCE_MACS 3e8 /* above this, the reference computes 8192 sampled outputs */
 #define SAMPLES 8192
+#define CNN_MAG_KINDS 2 /* kinds of magnitude sums per run (Winograd F(2x2) and F(4x4)) */
 #define RNG_CNN_X 41
 #define RNG_CNN_W 42
 #define RNG_CNN_SAMPLES 43
@@ -83,8 +84,8 @@ typedef struct {
     cnn_shape s;
     size_t n, *index; /* index == NULL: all outputs */
     double *ref, *abs_sum;
-    cnn_magnitude_fn mag_fn; /* the rows' other magnitude sums (Winograd's), NULL if none */
-    double *mag;
+    cnn_magnitude_fn mag_fn[CNN_MAG_KINDS]; /* the rows' other magnitude sums (Winograd's), NULL if none */
+    double *mag[CNN_MAG_KINDS];
 } reference;
 
 /* Compare y (all outputs or the sampled ones) with the reference: |y - ref| <= bound(sum |x w|),
@@ -183,23 +184,32 @@ static void make_reference(gl_lab *L, int ci, const float *hx, const float *hw, 
     report_cpu(L, ci, "cpu_all_cores", cpu_all_ms, s, ny);
 }
 
-/* The magnitude sums of the rows that bring their own (one kind per run: Winograd's), for the
- * reference's outputs; rows with another kind are refused. */
+/* The slot of magnitude-sum kind fn in ref (a free one when it is not there yet), -1 when full. */
+static int magnitude_slot(const reference *ref, cnn_magnitude_fn fn)
+{
+    for (int k = 0; k < CNN_MAG_KINDS; k++)
+        if (!ref->mag_fn[k] || ref->mag_fn[k] == fn) return k;
+    return -1;
+}
+
+/* The magnitude sums of the rows that bring their own (up to CNN_MAG_KINDS kinds per run: Winograd
+ * F(2x2) and F(4x4)), for the reference's outputs; rows with a further kind are refused. */
 static void make_magnitudes(const float *hx, const float *hw, reference *ref)
 {
-    ref->mag_fn = NULL;
-    ref->mag = NULL;
+    for (int k = 0; k < CNN_MAG_KINDS; k++) ref->mag_fn[k] = NULL, ref->mag[k] = NULL;
     for (int v = 0; v < cnn_variant_count(); v++) {
         const cnn_variant_row *row = cnn_variant_at(v);
         if (!row->magnitudes || (row->supports && !row->supports(&ref->s))) continue;
-        if (ref->mag_fn && ref->mag_fn != row->magnitudes) {
-            fprintf(stderr, "cnn: variant %s: a second kind of magnitude sums is not supported\n", row->name);
+        const int k = magnitude_slot(ref, row->magnitudes);
+        if (k < 0) {
+            fprintf(stderr, "cnn: variant %s: more than %d kinds of magnitude sums are not supported\n", row->name,
+                    CNN_MAG_KINDS);
             exit(GL_EXIT_FAIL);
         }
-        if (ref->mag_fn) continue;
-        ref->mag_fn = row->magnitudes;
-        ref->mag = (double *)gl_host_alloc(ref->n * sizeof(double), "magnitude sums");
-        row->magnitudes(hx, hw, &ref->s, ref->index, ref->n, ref->mag);
+        if (ref->mag_fn[k]) continue;
+        ref->mag_fn[k] = row->magnitudes;
+        ref->mag[k] = (double *)gl_host_alloc(ref->n * sizeof(double), "magnitude sums");
+        row->magnitudes(hx, hw, &ref->s, ref->index, ref->n, ref->mag[k]);
     }
 }
 
@@ -283,7 +293,7 @@ static void run_variant(gl_lab *L, int ci, int vi, cnn_job base, size_t ny, cons
     if (v->role == CNN_ROLE_PEER && !peers_usable(L)) return;
     cnn_bound_fn bound = cnn_variant_bound(v);
     reference own = *ref; /* the sums the row's bound takes: sum |x w| or its own magnitudes */
-    if (v->magnitudes) own.abs_sum = ref->mag;
+    if (v->magnitudes) own.abs_sum = ref->mag[magnitude_slot(ref, v->magnitudes)];
     ref = &own;
     if (!bound) {
         fprintf(stderr, "cnn: variant %s: class %s has no error bound defined: refused\n", v->name,
@@ -376,7 +386,7 @@ static int run_config(gl_lab *L, int ci, config_result *res)
     free(ref.index);
     free(ref.ref);
     free(ref.abs_sum);
-    free(ref.mag);
+    for (int k = 0; k < CNN_MAG_KINDS; k++) free(ref.mag[k]);
     return 1;
 }
 

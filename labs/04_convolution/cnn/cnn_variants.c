@@ -84,6 +84,10 @@ static const cnn_variant_row ROWS[] = {
      "after each: 2 blocks/SM, cp.async", CNN_FP32, CNN_ROLE_OURS, cnn_launch_winograd_big,
      cnn_workspace_winograd_big, cnn_supports_winograd, cnn_bound_winograd_acc, WGB_SPLITS,
      cnn_tile_name_winograd_big, NULL, cnn_winograd_abs_sums, NULL},
+    {"ours_wino4x4", "F(4x4,3x3): 36 xi, 4x fewer multiplications than direct; the big rung's GEMM, the output "
+     "transform's rows folded in, rows split (tuned)", CNN_FP32, CNN_ROLE_OURS, cnn_launch_winograd4,
+     cnn_workspace_winograd4, cnn_supports_winograd, cnn_bound_winograd4, WG4_SPLITS, cnn_tile_name_winograd4, NULL,
+     cnn_winograd4_abs_sums, NULL},
     {"cudnn_tf32", "the library bar on tensor cores: cuDNN, FP32 tensors, CUDNN_TENSOR_OP_MATH (TF32)", CNN_TF32,
      CNN_ROLE_PEER, cnn_launch_cudnn, NULL, NULL, cnn_bound_tf32_any, 1, tile_name_none, &cnn_cudnn_tf32, NULL, NULL},
     {"ours_tf32_mma", "implicit GEMM on tensor cores: mma.sync m16n8k8 TF32 (x, w rounded in-kernel)", CNN_TF32,

@@ -1,5 +1,6 @@
-/* cnn_winograd.h - Lab 04, part 2: what the Winograd rungs share (cnn_winograd.cu, cnn_winograd_big.cu):
- * the padded sizes of the workspace and the two transform kernels, and the launchers of the rows. */
+/* cnn_winograd.h - Lab 04, part 2: what the Winograd rungs share (cnn_winograd.cu, cnn_winograd_big.cu,
+ * cnn_winograd4.cu): the padded sizes of the workspace and the two transform kernels, and the
+ * launchers of the rows. */
 #ifndef CNN_WINOGRAD_H
 #define CNN_WINOGRAD_H
 
@@ -25,6 +26,18 @@ cnn_status cnn_launch_winograd_big(const cnn_launch_args *a, cudaStream_t st);
 const char *cnn_tile_name_winograd_big(int tile);
 /* cnn_bounds.c: gamma_(C+14)(2^-24) wino_sum: the output transform accumulated one product at a time. */
 double cnn_bound_winograd_acc(const cnn_shape *s, double wino_sum);
+/* ours_wino4x4 (cnn_winograd4.cu): F(4x4, 3x3); tiles = the row split (WG4_SPLITS configurations);
+ * workspace 36 Cp (Mp + Tp) + parts x 24 Mp Tp floats. */
+#define WG4_SPLITS 3
+size_t cnn_workspace_winograd4(const cnn_shape *s, int tile);
+const char *cnn_tile_name_winograd4(int tile);
+cnn_status cnn_launch_winograd4(const cnn_launch_args *a, cudaStream_t st);
+/* cnn_bounds.c: gamma_(C+20)(2^-24) wino4_sum, and the F(4x4) magnitude sums wino4_sum of the outputs
+ * in index (all when index == NULL): sum over c and the 36 products of |A^T| (|G| |g| |G^T| .*
+ * |B^T| |d| |B|) |A| at the output's place in its 4x4 tile. */
+double cnn_bound_winograd4(const cnn_shape *s, double wino4_sum);
+void cnn_winograd4_abs_sums(const float *x, const float *w, const cnn_shape *s, const size_t *index,
+                            size_t n_index, double *out);
 #ifdef __cplusplus
 }
 #endif

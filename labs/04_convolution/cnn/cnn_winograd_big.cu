@@ -17,13 +17,8 @@
  * be split among 1, 2, 4, 8 or 16 blocks (the row's tile configurations, chosen by the autotuner):
  * each adds its part of the outputs into y with atomicAdd after a memset. The rounding count of
  * this summation is in cnn_bounds.c (cnn_bound_winograd_acc). */
-#include "cnn_winograd.h"
+#include "cnn_winograd_gemm.cuh"
 #include "gl_check.h"
-
-#define WGB_TM 64 /* output channels (m) per block */
-#define WGB_TT 64 /* tiles per block */
-#define WGB_BK 16 /* channels per shared-memory slice */
-#define WGB_THREADS 256
 
 extern "C" size_t cnn_workspace_winograd_big(const cnn_shape *s, int tile)
 {
@@ -39,33 +34,6 @@ extern "C" const char *cnn_tile_name_winograd_big(int tile)
     return tile >= 0 && tile < WGB_SPLITS ? names[tile] : "?";
 }
 
-/* A 16-byte global -> shared copy: cp.async on sm_80+ (it bypasses the registers and lands while
- * the block computes), a plain float4 copy on older GPUs. Both pointers 16-byte aligned. */
-static __device__ __forceinline__ void copy16(float *smem, const float *src)
-{
-#if __CUDA_ARCH__ >= 800
-    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src));
-#else
-    *(float4 *)smem = *(const float4 *)src;
-#endif
-}
-
-/* Close this thread's group of copies, then wait until at most `pending` groups are in flight. */
-template <int pending> static __device__ __forceinline__ void copies_commit_wait(void)
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\ncp.async.wait_group %0;\n" ::"n"(pending) : "memory");
-#endif
-}
-
-static __device__ __forceinline__ void copies_commit(void)
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-
 /* out[i][j][2a + b] += (A^T E_xi A)[a][b] acc[i][j] for the finished products of xi, then acc = 0.
  * A^T = [1 1 1 0; 0 1 -1 -1]: the coefficient of xi = 4p + q at output (a, b) is A^T[a][p] A^T[b][q]. */
 static __device__ __forceinline__ void fold_products(float acc[4][4], float out[4][4][4], const int xi)
@@ -74,68 +42,26 @@ static __device__ __forceinline__ void fold_products(float acc[4][4], float out[
     const float r0 = p < 3 ? 1.0f : 0.0f, r1 = p == 0 ? 0.0f : (p == 1 ? 1.0f : -1.0f);
     const float c0 = q < 3 ? 1.0f : 0.0f, c1 = q == 0 ? 0.0f : (q == 1 ? 1.0f : -1.0f);
     const float k[4] = {r0 * c0, r0 * c1, r1 * c0, r1 * c1};
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-#pragma unroll
-        for (int j = 0; j < 4; j++) {
-#pragma unroll
-            for (int o = 0; o < 4; o++) out[i][j][o] = fmaf(k[o], acc[i][j], out[i][j][o]);
-            acc[i][j] = 0.0f;
-        }
+    wg_fold4(acc, out, k);
 }
 
+/* The fold of ours_wino2x2_big: the thread's 4 x 4 x 4 outputs, in registers. */
+struct fold_2x2 {
+    float out[4][4][4];
+    __device__ __forceinline__ void operator()(float acc[4][4], const int xi) { fold_products(acc, out, xi); }
+};
+
 /* Lesson: the 16 GEMMs one after the other, the output transform folded in after each. Block:
- * 64 m x 64 tiles, xi from blockIdx.y * xi_per_block on. Thread: 4 m x 4 tiles; a warp covers
- * 16 m x 32 tiles (4 x 8 threads), so its float4 reads of a slice row are 64 bytes of U (broadcast)
- * and 128 bytes of V: one shared-memory wavefront each. Slice s (of xi_per_block x Cp / WGB_BK) is
- * channels c0.. c0 + 15 of one xi; each thread copies one float4 of U and one of V per slice. */
+ * 64 m x 64 tiles, xi from blockIdx.y * xi_per_block on (the GEMM: wg_gemm_xi, cnn_winograd_gemm.cuh). */
 static __global__ void __launch_bounds__(WGB_THREADS, 2)
     winograd_gemm_acc(const float *U, const float *V, float *y, wg_dims d, int xi_per_block, int add)
 {
-    __shared__ __align__(16) float Us[2][WGB_BK][WGB_TM], Vs[2][WGB_BK][WGB_TT];
-    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-    const int tm = (warp / 2) * 4 + lane / 8, tt = (warp % 2) * 8 + lane % 8; /* 0..15 each */
-    const int m_blocks = d.Mp / WGB_TM;
-    const int m0 = (int)(blockIdx.x % m_blocks) * WGB_TM, t0 = (int)(blockIdx.x / m_blocks) * WGB_TT;
-    const int xi0 = blockIdx.y * xi_per_block, per_xi = d.Cp / WGB_BK, slices = xi_per_block * per_xi;
-    const size_t uplane = (size_t)d.Cp * d.Mp, vplane = (size_t)d.Cp * d.Tp;
-    const int lk = tid / 16, lc = tid % 16 * 4; /* this thread's copy: row lk, columns lc.. lc + 3 */
-    const float *ug = U + (size_t)lk * d.Mp + m0 + lc, *vg = V + (size_t)lk * d.Tp + t0 + lc;
-    float acc[4][4], out[4][4][4];
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-#pragma unroll
-        for (int j = 0; j < 4; j++) {
-            acc[i][j] = 0.0f;
-#pragma unroll
-            for (int o = 0; o < 4; o++) out[i][j][o] = 0.0f;
-        }
-    copy16(&Us[0][lk][lc], ug + xi0 * uplane);
-    copy16(&Vs[0][lk][lc], vg + xi0 * vplane);
-    copies_commit(); /* slice 0: its own group */
-    for (int s = 0; s < slices; s++) {
-        const int cur = s & 1;
-        if (s + 1 < slices) { /* slice s + 1 into the other buffer (free since the last sync) */
-            const int xi = xi0 + (s + 1) / per_xi, c0 = (s + 1) % per_xi * WGB_BK;
-            copy16(&Us[cur ^ 1][lk][lc], ug + xi * uplane + (size_t)c0 * d.Mp);
-            copy16(&Vs[cur ^ 1][lk][lc], vg + xi * vplane + (size_t)c0 * d.Tp);
-            copies_commit_wait<1>(); /* slice s has landed, s + 1 may still be in flight */
-        } else {
-            copies_commit_wait<0>();
-        }
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < WGB_BK; k++) {
-            const float4 a = *(const float4 *)&Us[cur][k][tm * 4], b = *(const float4 *)&Vs[cur][k][tt * 4];
-            const float av[4] = {a.x, a.y, a.z, a.w}, bv[4] = {b.x, b.y, b.z, b.w};
-#pragma unroll
-            for (int i = 0; i < 4; i++)
-#pragma unroll
-                for (int j = 0; j < 4; j++) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
-        }
-        if ((s + 1) % per_xi == 0) fold_products(acc, out, xi0 + s / per_xi);
-        __syncthreads(); /* before the next iteration copies into this buffer */
-    }
+    const wg_place p = wg_place_of(d);
+    const int tm = p.tm, tt = p.tt, m0 = p.m0, t0 = p.t0;
+    fold_2x2 f;
+    wg_zero4(f.out);
+    wg_gemm_xi(U, V, d, p, (int)blockIdx.y * xi_per_block, xi_per_block, f);
+    float(&out)[4][4][4] = f.out;
     const int per_image = d.th * d.tw;
 #pragma unroll
     for (int j = 0; j < 4; j++) {
