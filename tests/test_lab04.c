@@ -146,6 +146,14 @@ static void test_cnn(void)
           "mma2 workspaces");
     CHECK(!strcmp(cnn_tile_name_tc2(2), "128x128_k4") && !strcmp(cnn_tile_name_tc2(CNN_TC2_TILES), "?"),
           "mma2 tile names");
+    /* the mma3 rows: after the BF16 arrays, x channels-last with its zero border (66 x 66 pixels of
+     * 256 channels) and the re-laid weights, each 256-byte aligned, then the partial sums */
+    const size_t mma3_base = cnn_bf16_bytes(&e4) + (size_t)66 * 66 * 256 * 2 + (size_t)256 * 9 * 256 * 2;
+    CHECK(cnn_workspace_bf16_mma3(&e4, 0) == mma3_base && cnn_workspace_bf16_mma3(&e4, 3) == mma3_base &&
+              cnn_workspace_bf16_mma3(&e4, 5) == mma3_base + 4 * ny * sizeof(float),
+          "mma3 workspaces");
+    CHECK(!strcmp(cnn_tile_name_tc3(4), "128x64_k2") && !strcmp(cnn_tile_name_tc3(CNN_TC3_TILES), "?"),
+          "mma3 tile names");
     for (int i = 0; i < cnn_variant_count(); i++) {
         const cnn_variant_row *v = cnn_variant_at(i);
         CHECK(!v->prepare || v->workspace || v->role == CNN_ROLE_PEER, "row %s: prepare needs a workspace", v->name);

@@ -38,6 +38,20 @@ size_t cnn_workspace_tf32_mma2(const cnn_shape *s, int tile);
 cnn_status cnn_launch_bf16_mma2(const cnn_launch_args *a, cudaStream_t st);
 size_t cnn_workspace_bf16_mma2(const cnn_shape *s, int tile);
 const char *cnn_tile_name_tc2(int tile);
+/* Split-K's reduce of the mma2 rungs for a BF16 y: y16 = the sum of `splits` FP32 partials of ny. */
+void cnn_tc_reduce_bf16(const float *partial, void *y16, long long ny, int splits, cudaStream_t st);
+/* cnn_tc3.cu: ours_bf16_mma3, x channels-last (NHWC) with a zero border and C padded to a multiple
+ * of 8, k ordered (r, s, c): every load a 16-byte cp.async, 4 stages, tile and split-K autotuned.
+ * Its prepare hook makes the layout of x and w (untimed); ours_bf16_mma3_t's makes w's only and its
+ * launch changes x's inside the timing. Workspace: the cnn_bf16_arrays, the NHWC x, the re-laid w,
+ * the split-K partial sums. */
+#define CNN_TC3_TILES 6
+size_t cnn_workspace_bf16_mma3(const cnn_shape *s, int tile);
+cnn_status cnn_launch_bf16_mma3(const cnn_launch_args *a, cudaStream_t st);
+cnn_status cnn_launch_bf16_mma3_t(const cnn_launch_args *a, cudaStream_t st);
+void cnn_bf16_mma3_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace, cudaStream_t st);
+void cnn_bf16_mma3_t_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace, cudaStream_t st);
+const char *cnn_tile_name_tc3(int tile);
 void cnn_to_bf16(const float *src, void *dst, size_t n, cudaStream_t st);   /* round to nearest even */
 void cnn_from_bf16(const void *src, float *dst, size_t n, cudaStream_t st); /* exact */
 

@@ -138,20 +138,18 @@ static __global__ void __launch_bounds__(WM *WN * 32, MIN_BLOCKS)
 {
 #if TC2_BUILT
     typedef tc2_smem<T, BM, BN> L;
-    enum { THREADS = WM * WN * 32, MT = BM / WM / 16, NT = BN / WN / 8, ROWS = THREADS / BN, CLD = L::CLD,
+    enum { THREADS = WM * WN * 32, MT = BM / WM / 16, NT = BN / WN / 8, ROWS = THREADS / BN,
            KSTEP = 32 / (int)sizeof(T) };
     static_assert(THREADS % BN == 0 && TC2_BK % ROWS == 0 && THREADS >= TC2_BK && NT % 2 == 0, "tile shape");
     extern __shared__ __align__(16) unsigned char tc2_shared[];
     int4 *kdec = (int4 *)tc2_shared;                  /* [STAGES + 1][BK] */
     T *As = (T *)(tc2_shared + L::KDEC_BYTES);        /* [STAGES][BM][ALD] */
     T *Bs = As + TC2_STAGES * L::A_STAGE;             /* [STAGES][BK][BLD] */
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3;
-    const int wm0 = (warp / WN) * (BM / WM), wn0 = (warp % WN) * (BN / WN);
-    const int m0 = blockIdx.y * BM, p0 = blockIdx.x * BN, hw = d.H * d.W;
-    const int ktiles = (d.K + TC2_BK - 1) / TC2_BK, kt0 = blockIdx.z * d.k_chunk;
-    const int nk = min(d.k_chunk, ktiles - kt0); /* may be <= 0 for the last part: it stores zeros */
-    /* This thread's im2col column (fixed; its pixel) and output rows row0 + ROWS j. */
-    const int col = tid % BN, row0 = tid / BN, p = p0 + col;
+    const tc_block b = tc_block_at<BM, BN, WM, WN, TC2_BK>(d.K, d.k_chunk);
+    const int tid = b.tid, lane = b.lane, wm0 = b.wm0, wn0 = b.wn0, m0 = b.m0, p0 = b.p0, kt0 = b.kt0, nk = b.nk;
+    const int hw = d.H * d.W;
+    /* This thread's im2col column (fixed; its pixel). */
+    const int col = tid % BN, p = p0 + col;
     const int n = p / hw, q = p - n * hw;
     const int pix_base = p < d.P ? n * d.C * hw + q : 0, pix_y = p < d.P ? q / d.W : -(1 << 20), pix_x = q % d.W;
     const int4 pix = make_int4(pix_base, pix_y, pix_x, col);
@@ -192,23 +190,8 @@ static __global__ void __launch_bounds__(WM *WN * 32, MIN_BLOCKS)
 #undef TC2_LOAD_TILE
     asm volatile("cp.async.wait_group 0;\n" ::);
     __syncthreads(); /* the pipeline buffers become the output tile */
-    float *Cs = (float *)As; /* [BM][CLD] */
-#pragma unroll
-    for (int mi = 0; mi < MT; mi++) /* accumulator (mi, nj, e): row g (+8 for e >= 2), columns 2t, 2t + 1 */
-#pragma unroll
-        for (int nj = 0; nj < NT; nj++)
-#pragma unroll
-            for (int h = 0; h < 2; h++)
-                *(float2 *)&Cs[(wm0 + mi * 16 + g + 8 * h) * CLD + wn0 + nj * 8 + 2 * t] =
-                    make_float2(acc[mi][nj][2 * h], acc[mi][nj][2 * h + 1]);
-    __syncthreads();
-    if (p >= d.P) return;
-    const size_t at = (size_t)n * d.M * hw + q; /* y[n][0][q] */
-    for (int r = row0; r < BM && m0 + r < d.M; r += ROWS) { /* a warp: 32 consecutive pixels of one row */
-        const size_t o = at + (size_t)(m0 + r) * hw;
-        if (d.splits > 1) partial[blockIdx.z * d.ny + o] = Cs[r * CLD + col]; /* this part's partial sums */
-        else store_out(y, o, Cs[r * CLD + col]);
-    }
+    store_tile_staged<T, BM, BN, THREADS, MT, NT>((float *)As, acc, wm0, wn0, lane, tid, m0, p, d.M, d.P, hw, d.splits,
+                                                 d.ny, y, partial);
 #endif
 }
 
@@ -280,6 +263,19 @@ static void launch_shape(const T *x, const T *w, T *y, float *partial, const tc2
     else launch_tc2<T, BM, BN, WM, WN, MIN_BLOCKS, false>(x, w, y, partial, d, st);
 }
 
+/* Split-K's second pass on stream st: y = the sum of the parts (tc2_reduce). */
+template <typename T> static void reduce_parts(const float *partial, T *y, long long ny, int splits, cudaStream_t st)
+{
+    const long long blocks = (ny + 255) / 256;
+    tc2_reduce<T><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, st>>>(partial, y, ny, splits);
+    GL_CHECK_LAUNCH();
+}
+
+extern "C" void cnn_tc_reduce_bf16(const float *partial, void *y16, long long ny, int splits, cudaStream_t st)
+{
+    reduce_parts<bf16>(partial, (bf16 *)y16, ny, splits, st);
+}
+
 /* y = conv(x, w) on the tile configuration `tile`, the split-K partial sums in `partial`. */
 template <typename T>
 static cnn_status tc2_forward(const T *x, const T *w, T *y, float *partial, const cnn_shape *s, int tile,
@@ -295,11 +291,7 @@ static cnn_status tc2_forward(const T *x, const T *w, T *y, float *partial, cons
                   tl->splits, (ktiles + tl->splits - 1) / tl->splits, (long long)s->N * s->M * s->H * s->W};
     if (tl->big) launch_shape<T, 128, 128, 2, 4, 2>(x, w, y, partial, d, st);
     else launch_shape<T, 64, 64, 2, 2, 3>(x, w, y, partial, d, st);
-    if (tl->splits > 1) {
-        const long long blocks = (d.ny + 255) / 256;
-        tc2_reduce<T><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, st>>>(partial, y, d.ny, tl->splits);
-        GL_CHECK_LAUNCH();
-    }
+    if (tl->splits > 1) reduce_parts<T>(partial, y, d.ny, tl->splits, st);
     return CNN_OK;
 }
 

@@ -97,8 +97,10 @@ static __device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], const
 }
 
 /* One k-step (16) of a warp's MT x NT BF16 tiles: A row-major in shared memory (row stride ALD),
- * B k-major (row stride BLD, read with .trans); the warp's tiles start at row wm0, column wn0. */
-template <int MT, int NT, int ALD, int BLD>
+ * B k-major (row stride BLD, read with .trans) or, with B_KMAJOR false, pixel-major like A (Bs[n][k],
+ * read with plain ldmatrix: matrices n 0-7 | k 0-7, k 8-15, then n 8-15 the same); the warp's tiles
+ * start at row wm0, column wn0. */
+template <int MT, int NT, int ALD, int BLD, bool B_KMAJOR = true>
 static __device__ __forceinline__ void mma_step_bf16(const __nv_bfloat16 *As, const __nv_bfloat16 *Bs, int ks,
                                                      int wm0, int wn0, int lane, float (&acc)[MT][NT][4])
 {
@@ -107,15 +109,62 @@ static __device__ __forceinline__ void mma_step_bf16(const __nv_bfloat16 *As, co
     for (int i = 0; i < MT; i++) /* matrices: rows 0-15 (lanes 0-15), columns 0-7 | 8-15 */
         ldmatrix_x4(a[i], As + (wm0 + i * 16 + (lane & 15)) * ALD + ks * 16 + (lane >> 4) * 8);
 #pragma unroll
-    for (int j = 0; j < NT; j += 2) { /* one x4.trans: two n-tiles, k 0..15 */
+    for (int j = 0; j < NT; j += 2) { /* one x4(.trans): two n-tiles, k 0..15 */
         unsigned r[4];
         const int k = ks * 16 + (lane & 7) + ((lane >> 3) & 1) * 8;
-        ldmatrix_x4_trans(r, Bs + k * BLD + wn0 + j * 8 + (lane >> 4) * 8);
+        if (B_KMAJOR) ldmatrix_x4_trans(r, Bs + k * BLD + wn0 + j * 8 + (lane >> 4) * 8);
+        else ldmatrix_x4(r, Bs + (wn0 + j * 8 + (lane >> 4) * 8 + (lane & 7)) * BLD + ks * 16 + ((lane >> 3) & 1) * 8);
         b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
     }
 #pragma unroll
     for (int i = 0; i < MT; i++)
 #pragma unroll
         for (int j = 0; j < NT; j++) mma_bf16(acc[i][j], a[i], b[j]);
+}
+
+/* Where a block of the staged rungs works (WM x WN warps on a BM x BN tile of y, blockIdx.z the
+ * K part of k_chunk k-tiles of BK): this warp's sub-tile (wm0, wn0), the tile's first row m0 and
+ * pixel p0, the part's first k-tile kt0 and its count nk (may be <= 0 for the last part: it
+ * stores zeros). */
+typedef struct {
+    int tid, lane, wm0, wn0, m0, p0, kt0, nk;
+} tc_block;
+template <int BM, int BN, int WM, int WN, int BK>
+static __device__ __forceinline__ tc_block tc_block_at(int K, int k_chunk)
+{
+    const int tid = threadIdx.x, warp = tid >> 5, kt0 = blockIdx.z * k_chunk;
+    return tc_block{tid, tid & 31, (warp / WN) * (BM / WM), (warp % WN) * (BN / WN), (int)blockIdx.y * BM,
+                    (int)blockIdx.x * BN, kt0, min(k_chunk, (K + BK - 1) / BK - kt0)};
+}
+
+/* The staged epilogue (ours_*_mma2, ours_bf16_mma3): the warp's accumulators into the output tile
+ * Cs[BM][BN + 8] (the pipeline buffers: the caller has waited for every copy and passed a barrier),
+ * then this thread stores column tid % BN (pixel p) of rows tid / BN, + THREADS / BN, ... of y
+ * (NCHW: a warp writes 32 consecutive pixels of one row) or, split along K (splits > 1), of part
+ * blockIdx.z's FP32 partial sums. */
+template <typename T, int BM, int BN, int THREADS, int MT, int NT>
+static __device__ __forceinline__ void store_tile_staged(float *Cs, const float (&acc)[MT][NT][4], int wm0, int wn0,
+                                                         int lane, int tid, int m0, int p, int M, int P, int hw,
+                                                         int splits, long long ny, T *y, float *partial)
+{
+    enum { CLD = BN + 8, ROWS = THREADS / BN };
+    const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+    for (int mi = 0; mi < MT; mi++) /* accumulator (mi, nj, e): row g (+8 for e >= 2), columns 2t, 2t + 1 */
+#pragma unroll
+        for (int nj = 0; nj < NT; nj++)
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+                *(float2 *)&Cs[(wm0 + mi * 16 + g + 8 * h) * CLD + wn0 + nj * 8 + 2 * t] =
+                    make_float2(acc[mi][nj][2 * h], acc[mi][nj][2 * h + 1]);
+    __syncthreads();
+    if (p >= P) return;
+    const int n = p / hw, q = p - n * hw, col = tid % BN;
+    const size_t at = (size_t)n * M * hw + q; /* y[n][0][q] */
+    for (int r = tid / BN; r < BM && m0 + r < M; r += ROWS) {
+        const size_t o = at + (size_t)(m0 + r) * hw;
+        if (splits > 1) partial[blockIdx.z * ny + o] = Cs[r * CLD + col]; /* this part's partial sums */
+        else store_out(y, o, Cs[r * CLD + col]);
+    }
 }
 #endif

@@ -105,6 +105,12 @@ static const cnn_variant_row ROWS[] = {
     {"ours_bf16_mma2", "3-stage pipeline (cp.async weights, im2col through registers), staged stores, split-K; "
      "tuned", CNN_BF16, CNN_ROLE_OURS, cnn_launch_bf16_mma2, cnn_workspace_bf16_mma2, cnn_supports_tc, NULL,
      CNN_TC2_TILES, cnn_tile_name_tc2, NULL, NULL, cnn_bf16_prepare},
+    {"ours_bf16_mma3", "x channels-last with a zero border, k = (r,s,c): every load a 16-byte cp.async, 4 stages; "
+     "x, w layout untimed", CNN_BF16, CNN_ROLE_OURS, cnn_launch_bf16_mma3, cnn_workspace_bf16_mma3, cnn_supports_tc,
+     NULL, CNN_TC3_TILES, cnn_tile_name_tc3, NULL, NULL, cnn_bf16_mma3_prepare},
+    {"ours_bf16_mma3_t", "ours_bf16_mma3 with x's NCHW->NHWC transpose inside the timing (w's untimed): the "
+     "difference is the layout's cost", CNN_BF16, CNN_ROLE_OURS, cnn_launch_bf16_mma3_t, cnn_workspace_bf16_mma3,
+     cnn_supports_tc, NULL, CNN_TC3_TILES, cnn_tile_name_tc3, NULL, NULL, cnn_bf16_mma3_t_prepare},
 };
 
 int cnn_variant_count(void) { return (int)(sizeof ROWS / sizeof ROWS[0]); }
