@@ -181,9 +181,15 @@ static __global__ void __launch_bounds__(THREADS) implicit_gemm(const float *x, 
 
 /* ---------------- the launchers of the table's rows (cnn_variants.c) ---------------- */
 
+static int g_run_sms; /* the run's SMs (--sms), set by cnn_use_sms; 0: the whole device */
+
+extern "C" void cnn_use_sms(int n) { g_run_sms = n; }
+
+/* Split-K and tile choices size their grids to the SMs this run's kernels get, not the whole GPU's. */
 extern "C" int cnn_sms(void)
 {
     static int n;
+    if (g_run_sms > 0) return g_run_sms;
     if (!n) {
         int dev;
         GL_CHECK(cudaGetDevice(&dev));

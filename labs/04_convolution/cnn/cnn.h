@@ -129,7 +129,8 @@ cnn_status cnn_forward(const float *x, const float *w, float *y, int N, int C, i
                        int tile, void *workspace, size_t workspace_bytes, cudaStream_t st);
 size_t cnn_workspace_bytes(const cnn_shape *s, int v, int tile);
 
-int cnn_sms(void); /* the current device's SM count (cached) */
+int cnn_sms(void); /* the SMs of this run (cnn_use_sms), else the device's */
+void cnn_use_sms(int n); /* the run's --sms count (0: the whole device) */
 double cnn_sm_clock_mhz(cudaStream_t st); /* the SM clock measured now (common/gl_clock.cuh), MHz */
 
 /* The launchers of the table's rows (cnn.cu, cnn_ladder.cu, cnn_cudnn.c). */

@@ -471,6 +471,7 @@ void cnn_run(gl_lab *L)
     }
     gl_lab_heading("cnn", "NCHW float, stride 1, same padding; FP32 FFMA only (cuDNN with CUDNN_FMA_MATH); cuDNN %s",
                    cnn_cudnn_version());
+    cnn_use_sms(L->dev.sms);
     const double peak = write_roofs(L);
     if (cnn_cudnn_available() && !peers_usable(L))
         printf("note: cuDNN left out on %d of %d SMs (a green context): its outputs were NaN there (H100 and H200, "
