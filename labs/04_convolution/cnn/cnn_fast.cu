@@ -102,8 +102,8 @@ template <int BM, int BN, bool VEC_X> struct fast_loader {
 };
 
 /* The lane layout of ours7's multiply (multiply_8x8, cnn_pipe.cuh). Warp (wm, wn) owns a 64 x 32
- * sub-tile; lane (lm = lane % 8, ln = lane / 8) owns rows lm + 8 i (i = 0..7) and columns ln 4 + 0..3, 16 + ln 4 + 0..3.
- * As is read as float4 along k: the 8 lanes of a quarter-warp read rows r..r+7, 80 bytes apart,
+ * sub-tile; lane (lm = lane % 8, ln = lane / 8) owns rows lm + 8 i (i = 0..7) and columns
+ * ln 4 + 0..3, 16 + ln 4 + 0..3. As is read as float4 along k: the 8 lanes of a quarter-warp read rows r..r+7, 80 bytes apart,
  * which start in banks 0, 20, 8, 28, 16, 4, 24, 12: all 32 banks once, no conflict (rows of 16
  * floats would put all 8 in the same 4 banks). Bs is read as float4, one address per
  * quarter-warp (a broadcast). Per 4 k: 8 + 8 float4 reads for 256 FFMA. */
