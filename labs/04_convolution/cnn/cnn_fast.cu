@@ -17,50 +17,12 @@
 #include "cnn.h"
 #include "cnn_fast.h"
 #include "gl_check.h"
+#include "cnn_pipe.cuh"
 
 #define FBK 16        /* the reduction slice of ours7 */
 #define FSTAGES 3     /* slices in flight: the one multiplied and two being copied */
-#define A_LD (FBK + 4) /* As row stride: 16 k + 4 floats of padding (see fast_multiply) */
+#define A_LD (FBK + 4) /* As row stride: 16 k + 4 floats of padding (see the lane layout below) */
 #define NO_TAP (-(1 << 20)) /* a dy outside every image: the tap reads as zero */
-
-/* ---------------- copies: cp.async on sm_80+, plain loads and stores on sm_75 ---------------- */
-
-/* A 4- or 16-byte copy global -> shared; !ok writes zeros without reading (padding, rows past M
- * or K). On sm_75 the same copy goes through registers (no overlap, the same results). */
-static __device__ __forceinline__ void copy4(float *smem, const float *src, bool ok)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"((unsigned)__cvta_generic_to_shared(smem)),
-                 "l"(src), "r"(ok ? 4 : 0));
-#else
-    *smem = ok ? __ldg(src) : 0.0f;
-#endif
-}
-
-static __device__ __forceinline__ void copy16(float *smem, const float *src, bool ok)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"((unsigned)__cvta_generic_to_shared(smem)),
-                 "l"(src), "r"(ok ? 16 : 0));
-#else
-    *(float4 *)smem = ok ? __ldg((const float4 *)src) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#endif
-}
-
-static __device__ __forceinline__ void copy_commit(void)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-
-/* This thread's copies of all but the newest FSTAGES - 2 groups have landed. */
-static __device__ __forceinline__ void copy_wait(void)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(FSTAGES - 2) : "memory");
-#endif
-}
 
 /* ---------------- ours7_fast ---------------- */
 
@@ -110,14 +72,14 @@ template <int BM, int BN, bool VEC_X> struct fast_loader {
             for (int q = 0; q < 256 / BN; q++) {
                 const int row = t / 4 + THREADS / 4 * q, kc = (t % 4) * 4, gm = m0 + row;
                 const bool ok = gm < d.M && k0 + kc < k_end; /* k_end % 4 == 0 too: whole chunks */
-                copy16(&sm.a[stage][row][kc], ok ? w + gm * K + k0 + kc : w, ok);
+                copy_async<16>(&sm.a[stage][row][kc], ok ? w + gm * K + k0 + kc : w, ok);
             }
         } else {
 #pragma unroll 1
             for (int q = 0; q < 1024 / BN; q++) {
                 const int e = t + THREADS * q, row = e / FBK, kc = e % FBK, gm = m0 + row;
                 const bool ok = gm < d.M && k0 + kc < k_end;
-                copy4(&sm.a[stage][row][kc], ok ? w + gm * K + k0 + kc : w, ok);
+                copy_async<4>(&sm.a[stage][row][kc], ok ? w + gm * K + k0 + kc : w, ok);
             }
         }
         if (VEC_X) {
@@ -125,7 +87,7 @@ template <int BM, int BN, bool VEC_X> struct fast_loader {
             for (int q = 0; q < FBK / VSTEP; q++) {
                 const int kr = t / (BN / 4) + VSTEP * q;
                 const bool ok = oy >= 0 && kt.dy[slot][kr] == 0; /* 1x1: dy 0 for every k < k_end */
-                copy16(&sm.b[stage][kr][(t % (BN / 4)) * 4], ok ? x + base + kt.off[slot][kr] : x, ok);
+                copy_async<16>(&sm.b[stage][kr][(t % (BN / 4)) * 4], ok ? x + base + kt.off[slot][kr] : x, ok);
             }
         } else {
 #pragma unroll 1
@@ -133,41 +95,18 @@ template <int BM, int BN, bool VEC_X> struct fast_loader {
                 const int kr = t / BN + RSTEP * q;
                 const bool ok = (unsigned)(oy + kt.dy[slot][kr]) < (unsigned)d.H &&
                                 (unsigned)(ox + kt.dx[slot][kr]) < (unsigned)d.W;
-                copy4(&sm.b[stage][kr][t % BN], ok ? x + base + kt.off[slot][kr] : x, ok);
+                copy_async<4>(&sm.b[stage][kr][t % BN], ok ? x + base + kt.off[slot][kr] : x, ok);
             }
         }
     }
 };
 
-/* 8 x 8 outputs per thread from one slice. Warp (wm, wn) owns a 64 x 32 sub-tile; lane (lm =
- * lane % 8, ln = lane / 8) owns rows lm + 8 i (i = 0..7) and columns ln 4 + 0..3, 16 + ln 4 + 0..3.
- * As is read as float4 along k: the 8 lanes of a quarter-warp read rows r..r+7, 80 bytes apart,
+/* The lane layout of ours7's multiply (multiply_8x8, cnn_pipe.cuh). Warp (wm, wn) owns a 64 x 32
+ * sub-tile; lane (lm = lane % 8, ln = lane / 8) owns rows lm + 8 i (i = 0..7) and columns
+ * ln 4 + 0..3, 16 + ln 4 + 0..3. As is read as float4 along k: the 8 lanes of a quarter-warp read rows r..r+7, 80 bytes apart,
  * which start in banks 0, 20, 8, 28, 16, 4, 24, 12: all 32 banks once, no conflict (rows of 16
  * floats would put all 8 in the same 4 banks). Bs is read as float4, one address per
  * quarter-warp (a broadcast). Per 4 k: 8 + 8 float4 reads for 256 FFMA. */
-template <int BM, int BN>
-static __device__ __forceinline__ void fast_multiply(const fast_smem<BM, BN> &sm, int stage, int row0, int col0,
-                                                     float (&acc)[8][8])
-{
-#pragma unroll
-    for (int kq = 0; kq < FBK; kq += 4) {
-        float4 a[8];
-#pragma unroll
-        for (int i = 0; i < 8; i++) a[i] = *(const float4 *)&sm.a[stage][row0 + 8 * i][kq];
-#pragma unroll
-        for (int kk = 0; kk < 4; kk++) {
-            const float4 b0 = *(const float4 *)&sm.b[stage][kq + kk][col0];
-            const float4 b1 = *(const float4 *)&sm.b[stage][kq + kk][col0 + 16];
-            const float bv[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
-#pragma unroll
-            for (int i = 0; i < 8; i++) {
-                const float av = kk == 0 ? a[i].x : kk == 1 ? a[i].y : kk == 2 ? a[i].z : a[i].w;
-#pragma unroll
-                for (int j = 0; j < 8; j++) acc[i][j] = fmaf(av, bv[j], acc[i][j]);
-            }
-        }
-    }
-}
 
 /* The block's outputs to NCHW: row m, 4 consecutive pixels as one float4 when H W % 4 == 0 (the
  * 4 then lie in one image, 16-byte aligned), else one float at a time. A warp's store writes
@@ -233,14 +172,14 @@ static __global__ void __launch_bounds__(BM * BN / 64, 512 / (BM * BN / 64))
     }
     float acc[8][8] = {};
     for (int s = 0; s < slices; s++) {
-        copy_wait();
+        copy_wait<FSTAGES - 2>();
         __syncthreads();
         if (t < FBK) fast_decode(kt, d, (s + 3) % 4, k_begin + (s + 3) * FBK + t, k_end);
         if (s + FSTAGES - 1 < slices)
             L.copy(sm, kt, d, x, w, (s + FSTAGES - 1) % FSTAGES, (s + 2) % 4, k_begin + (s + 2) * FBK, k_end, m0,
                    vec_w);
         copy_commit(); /* an empty group at the end keeps the count of copy_wait */
-        fast_multiply<BM, BN>(sm, s % FSTAGES, row0, col0, acc);
+        multiply_8x8<FBK, A_LD, BN, 8, 16>(sm.a[s % FSTAGES], sm.b[s % FSTAGES], row0, col0, acc);
     }
     fast_store<BM, BN>(out + blockIdx.z * split_stride, d, m0, p0, row0, col0, acc);
 }
@@ -258,19 +197,11 @@ static_assert(N_FAST == CNN_OURS7_TILES, "cnn_fast.h's CNN_OURS7_TILES counts th
 
 extern "C" const char *cnn_tile_name_ours7(int tile) { return tile >= 0 && tile < N_FAST ? FAST[tile].name : "?"; }
 
-/* The reduction range per split (a multiple of FBK) and the number of splits that get one. */
-static int fast_per_split(int K, int tile, int *used)
-{
-    const int splits = FAST[tile].splits, per = ((K + splits - 1) / splits + FBK - 1) / FBK * FBK;
-    *used = (K + per - 1) / per;
-    return per;
-}
-
 extern "C" size_t cnn_workspace_ours7(const cnn_shape *s, int tile)
 {
     if (tile < 0 || tile >= N_FAST) return 0;
     int used;
-    fast_per_split(s->C * s->R * s->S, tile, &used);
+    cnn_per_split(s->C * s->R * s->S, FAST[tile].splits, FBK, &used);
     return used > 1 ? (size_t)used * s->N * s->M * s->H * s->W * sizeof(float) : 0;
 }
 
@@ -303,7 +234,7 @@ extern "C" cnn_status cnn_launch_ours7(const cnn_launch_args *a, cudaStream_t st
     if (!cnn_ladder_fits(s) || tile < 0 || tile >= N_FAST) return CNN_ERR_SHAPE;
     const int K = s->C * s->R * s->S, P = s->N * s->H * s->W, bm = FAST[tile].bm, bn = FAST[tile].bn;
     int used;
-    const int per = fast_per_split(K, tile, &used);
+    const int per = cnn_per_split(K, FAST[tile].splits, FBK, &used);
     const size_t ny = (size_t)P * s->M;
     if (used > 1 && a->workspace_bytes < used * ny * sizeof(float)) return CNN_ERR_SHAPE;
     float *out = used > 1 ? (float *)a->workspace : a->y;

@@ -1,6 +1,7 @@
 /* cnn_fast.h - Lab 04, part 2: the fast direct rungs of the FP32 ladder: ours7_fast (the tuned
  * GEMM) and ours8_small (the small-layer path) in cnn_fast.cu, ours9_sliced_k (split-K inside the
- * block) in cnn_sliced.cu, and the two helpers of cnn_ladder.cu they share with it. */
+ * block) in cnn_sliced.cu, ours10_paired_lanes (the large layers) in cnn_paired.cu, and the two
+ * helpers of cnn_ladder.cu they share with it. */
 #ifndef CNN_FAST_H
 #define CNN_FAST_H
 
@@ -24,9 +25,18 @@ int cnn_supports_ours9(const cnn_shape *s);
 cnn_status cnn_launch_ours9(const cnn_launch_args *a, cudaStream_t st);
 const char *cnn_tile_name_ours9(int tile);
 
+#define CNN_OURS10_TILES 7 /* tile shape x split-K configurations of ours10_paired_lanes (cnn_paired.cu) */
+int cnn_supports_ours10(const cnn_shape *s);
+cnn_status cnn_launch_ours10(const cnn_launch_args *a, cudaStream_t st);
+size_t cnn_workspace_ours10(const cnn_shape *s, int tile);
+const char *cnn_tile_name_ours10(int tile);
+
 /* cnn_ladder.cu: every tensor under 2^31 elements (the kernels' int offsets); y = the sum of
  * `splits` partial outputs of n floats each, stored one after another in part (split-K). */
 int cnn_ladder_fits(const cnn_shape *s);
+/* Split-K of the reduction K into `splits` ranges, each a multiple of bk: the range per split, and
+ * in *used the number of splits that get one. */
+int cnn_per_split(int K, int splits, int bk, int *used);
 void cnn_sum_splits(const float *part, float *y, size_t n, int splits, cudaStream_t st);
 #ifdef __cplusplus
 }

@@ -301,6 +301,13 @@ extern "C" int cnn_ladder_fits(const cnn_shape *s)
            (double)s->N * s->M * s->H * s->W < lim;
 }
 
+extern "C" int cnn_per_split(int K, int splits, int bk, int *used)
+{
+    const int per = ((K + splits - 1) / splits + bk - 1) / bk * bk;
+    *used = (K + per - 1) / per;
+    return per;
+}
+
 /* Split-K for an instance: 1 when off; else as many splits as fill the GPU's resident blocks
  * once (floor, so the blocks make at most one wave), at most one per 4 slices, at least 2. */
 template <int BM, int BN, int LAYOUT, int PIPE> static int ladder_splits(const cnn_shape *s, int split_k)

@@ -16,34 +16,11 @@
 #include "cnn.h"
 #include "cnn_fast.h"
 #include "gl_check.h"
+#include "cnn_pipe.cuh"
 
 #define SK 64                  /* the reduction slice */
 #define SK_LD (SK + 4)         /* As row stride: 68 floats, rows 16-byte aligned, 4 banks apart */
 #define SK_NO_TAP (-(1 << 20)) /* a dy outside every image: the tap reads as zero */
-
-/* A BYTES (4 or 16) global -> shared copy; !ok writes zeros without reading. cp.async on sm_80+,
- * through registers on sm_75 (no overlap, the same results). */
-template <int BYTES> static __device__ __forceinline__ void sk_copy(float *smem, const float *src, bool ok)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const unsigned dst = (unsigned)__cvta_generic_to_shared(smem);
-    if (BYTES == 16)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 16 : 0));
-    else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 4 : 0));
-#else
-    if (BYTES == 16) *(float4 *)smem = ok ? __ldg((const float4 *)src) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    else *smem = ok ? __ldg(src) : 0.0f;
-#endif
-}
-
-/* Close this thread's group of copies, then wait until at most `pending` groups are in flight. */
-template <int pending> static __device__ __forceinline__ void sk_commit_wait(void)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\ncp.async.wait_group %0;\n" ::"n"(pending) : "memory");
-#endif
-}
 
 /* Shared memory: 2 stages of As[m][k] (as the weights lie) and Bs[k][p] (im2col), reused at the
  * end as the G partial tiles red[g][m][p]; the im2col tables of 2 slices. */
@@ -93,14 +70,14 @@ template <int BM, int BN, int THREADS, bool VEC_X> struct sk_loader {
                 const int e = t + THREADS * q, row = e / (SK / 4), kc = (e % (SK / 4)) * 4;
                 if (BM * SK / 4 % THREADS != 0 && e >= BM * SK / 4) break;
                 const bool ok = m0 + row < d.M && k0 + kc < K; /* K % 4 == 0: whole chunks */
-                sk_copy<16>(&st.a[row][kc], ok ? w + (m0 + row) * K + k0 + kc : w, ok);
+                copy_async<16>(&st.a[row][kc], ok ? w + (m0 + row) * K + k0 + kc : w, ok);
             }
         } else {
 #pragma unroll 4
             for (int q = 0; q < STEPS(BM * SK); q++) {
                 const int e = t + THREADS * q, row = e / SK, kc = e % SK;
                 const bool ok = m0 + row < d.M && k0 + kc < K;
-                sk_copy<4>(&st.a[row][kc], ok ? w + (m0 + row) * K + k0 + kc : w, ok);
+                copy_async<4>(&st.a[row][kc], ok ? w + (m0 + row) * K + k0 + kc : w, ok);
             }
         }
     }
@@ -113,7 +90,7 @@ template <int BM, int BN, int THREADS, bool VEC_X> struct sk_loader {
                 const int kr = t / (BN / 4) + THREADS / (BN / 4) * q;
                 if (SK * BN / 4 % THREADS != 0 && kr >= SK) break;
                 const bool ok = oy >= 0 && kt.dy[slot][kr] == 0;
-                sk_copy<16>(&st.b[kr][(t % (BN / 4)) * 4], ok ? x + base + kt.off[slot][kr] : x, ok);
+                copy_async<16>(&st.b[kr][(t % (BN / 4)) * 4], ok ? x + base + kt.off[slot][kr] : x, ok);
             }
         } else {
 #pragma unroll 4
@@ -121,7 +98,7 @@ template <int BM, int BN, int THREADS, bool VEC_X> struct sk_loader {
                 const int kr = t / BN + THREADS / BN * q;
                 const bool ok =
                     (unsigned)(oy + kt.dy[slot][kr]) < (unsigned)H && (unsigned)(ox + kt.dx[slot][kr]) < (unsigned)W;
-                sk_copy<4>(&st.b[kr][t % BN], ok ? x + base + kt.off[slot][kr] : x, ok);
+                copy_async<4>(&st.b[kr][t % BN], ok ? x + base + kt.off[slot][kr] : x, ok);
             }
         }
     }
@@ -217,14 +194,14 @@ static __global__ void __launch_bounds__(sk_shape<BM, BN, G>::THREADS, sk_shape<
     }
     __syncthreads();
     L.copy_x(stage[0], kt, x, 0, d.H, d.W);
-    sk_commit_wait<1>(); /* slice 0 its own group: waits for nothing */
+    copy_commit(), copy_wait<1>(); /* slice 0 its own group: waits for nothing */
     float acc[4][4] = {};
     for (int s = 0; s < slices; s++) {
         if (s + 1 < slices) {
             L.copy_w(stage[(s + 1) % 2], d, w, s + 1, m0, vec_w);
             L.copy_x(stage[(s + 1) % 2], kt, x, s + 1, d.H, d.W);
         }
-        sk_commit_wait<1>(); /* slice s has landed (an empty group at the end keeps the count) */
+        copy_commit(), copy_wait<1>(); /* slice s has landed (an empty group at the end keeps the count) */
         __syncthreads();
         if (t < SK && s + 2 < slices) sk_decode(kt, d, s + 2); /* slot s % 2: slice s's copies were issued */
         sk_multiply<BM, BN, G>(stage[s % 2], g, tm, tn, acc);

@@ -77,6 +77,10 @@ static const cnn_variant_row ROWS[] = {
     {"ours9_sliced_k", "small tiles, the block's warp groups split K (sliced-K, summed in shared memory): blocks "
      "for every SM with no split-K pass; 2-stage cp.async, tuned", CNN_FP32, CNN_ROLE_OURS, cnn_launch_ours9, NULL,
      cnn_supports_ours9, NULL, CNN_OURS9_TILES, cnn_tile_name_ours9, NULL, NULL, NULL},
+    {"ours10_paired_lanes", "large layers: lanes l, l^1 share each weight read and l, l^2 each im2col read (LDS.128 "
+     "in 2 clocks, not 4); 4-stage cp.async, im2col table + tap mask; tuned", CNN_FP32, CNN_ROLE_OURS,
+     cnn_launch_ours10, cnn_workspace_ours10, cnn_supports_ours10, NULL, CNN_OURS10_TILES, cnn_tile_name_ours10,
+     NULL, NULL, NULL},
     {"ours_wino2x2", "Winograd F(2x2,3x3): 16 batched GEMMs on transformed tiles, 2.25x fewer multiplications",
      CNN_FP32, CNN_ROLE_OURS, cnn_launch_winograd, cnn_workspace_winograd, cnn_supports_winograd,
      cnn_bound_winograd, 1, tile_name_none, NULL, cnn_winograd_abs_sums, NULL},

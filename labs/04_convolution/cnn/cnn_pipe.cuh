@@ -1,0 +1,68 @@
+/* cnn_pipe.cuh - Lab 04, part 2: the pieces the cp.async SIMT pipelines of ours7_fast (cnn_fast.cu),
+ * ours9_sliced_k (cnn_sliced.cu) and ours10_paired_lanes (cnn_paired.cu) share: the global ->
+ * shared copies, and the 8 x 8 per thread multiply of one slice (ours7, ours10).
+ *
+ * The copies. On sm_80+ a copy is a cp.async that bypasses the registers; !ok writes
+ * zeros without reading (padding, rows past M or K). On sm_75 the same copy goes through the
+ * registers (no overlap, the same results), and commit / wait are no-ops. */
+#ifndef CNN_PIPE_CUH
+#define CNN_PIPE_CUH
+
+/* A BYTES (4 or 16) copy; 16 needs 16-byte aligned addresses. */
+template <int BYTES> static __device__ __forceinline__ void copy_async(float *smem, const float *src, bool ok)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned dst = (unsigned)__cvta_generic_to_shared(smem);
+    if (BYTES == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 16 : 0));
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 4 : 0));
+#else
+    if (BYTES == 16) *(float4 *)smem = ok ? __ldg((const float4 *)src) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    else *smem = ok ? __ldg(src) : 0.0f;
+#endif
+}
+
+static __device__ __forceinline__ void copy_commit(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+/* This thread's copies of all but the newest `pending` groups have landed. */
+template <int pending> static __device__ __forceinline__ void copy_wait(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(pending) : "memory");
+#endif
+}
+
+/* 8 x 8 outputs per thread from one slice of BK k: the thread's rows are row0 + RSTEP i (i =
+ * 0..7) of a[m][k] (the weights as they lie, read as float4 along k: 8 reads per 4 k), its
+ * columns col0 + 0..3 and col0 + CHALF + 0..3 of b[k][p] (im2col, read as float4 along p: 2 reads
+ * per k). Per 4 k: 16 LDS.128 for 256 FFMA. */
+template <int BK, int LDA, int BN, int RSTEP, int CHALF>
+static __device__ __forceinline__ void multiply_8x8(const float (*a)[LDA], const float (*b)[BN], int row0, int col0,
+                                                    float (&acc)[8][8])
+{
+#pragma unroll
+    for (int kq = 0; kq < BK; kq += 4) {
+        float4 av[8];
+#pragma unroll
+        for (int i = 0; i < 8; i++) av[i] = *(const float4 *)&a[row0 + RSTEP * i][kq];
+#pragma unroll
+        for (int kk = 0; kk < 4; kk++) {
+            const float4 b0 = *(const float4 *)&b[kq + kk][col0], b1 = *(const float4 *)&b[kq + kk][col0 + CHALF];
+            const float bv[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+#pragma unroll
+            for (int i = 0; i < 8; i++) {
+                const float ai = kk == 0 ? av[i].x : kk == 1 ? av[i].y : kk == 2 ? av[i].z : av[i].w;
+#pragma unroll
+                for (int j = 0; j < 8; j++) acc[i][j] = fmaf(ai, bv[j], acc[i][j]);
+            }
+        }
+    }
+}
+
+#endif
