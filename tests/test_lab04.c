@@ -154,6 +154,13 @@ static void test_cnn(void)
           "mma3 workspaces");
     CHECK(!strcmp(cnn_tile_name_tc3(4), "128x64_k2") && !strcmp(cnn_tile_name_tc3(CNN_TC3_TILES), "?"),
           "mma3 tile names");
+    /* ours_bf16_wgmma: mma3's workspace (its prepare hook) for the six mma3 tiles, 128x256 whole */
+    CHECK(cnn_workspace_bf16_wgmma(&e4, 6) == mma3_base &&
+              cnn_workspace_bf16_wgmma(&e4, 2) == mma3_base + 4 * ny * sizeof(float),
+          "wgmma workspaces");
+    CHECK(!strcmp(cnn_tile_name_bf16_wgmma(6), "128x256") && !strcmp(cnn_tile_name_bf16_wgmma(1), "128x128_k2") &&
+              !strcmp(cnn_tile_name_bf16_wgmma(CNN_WGMMA_TILES), "?"),
+          "wgmma tile names");
     for (int i = 0; i < cnn_variant_count(); i++) {
         const cnn_variant_row *v = cnn_variant_at(i);
         CHECK(!v->prepare || v->workspace || v->role == CNN_ROLE_PEER, "row %s: prepare needs a workspace", v->name);

@@ -52,6 +52,15 @@ cnn_status cnn_launch_bf16_mma3_t(const cnn_launch_args *a, cudaStream_t st);
 void cnn_bf16_mma3_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace, cudaStream_t st);
 void cnn_bf16_mma3_t_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace, cudaStream_t st);
 const char *cnn_tile_name_tc3(int tile);
+/* cnn_wgmma.cu: ours_bf16_wgmma, mma3's layout and prepare hook on warpgroup MMA (wgmma, sm_90a:
+ * compute capability 9.0 only). Its kernels are built only when 90 is in -Dcuda-arch (else
+ * cnn_wgmma_stub.c: cnn_wgmma_built() is 0); cnn_supports_bf16_wgmma says once why it is absent. */
+#define CNN_WGMMA_TILES 7
+int cnn_wgmma_built(void);
+int cnn_supports_bf16_wgmma(const cnn_shape *s);
+size_t cnn_workspace_bf16_wgmma(const cnn_shape *s, int tile);
+cnn_status cnn_launch_bf16_wgmma(const cnn_launch_args *a, cudaStream_t st);
+const char *cnn_tile_name_bf16_wgmma(int tile);
 void cnn_to_bf16(const float *src, void *dst, size_t n, cudaStream_t st);   /* round to nearest even */
 void cnn_from_bf16(const void *src, float *dst, size_t n, cudaStream_t st); /* exact */
 

@@ -22,9 +22,11 @@
  * included, which gets NCHW), inside the timed call for ours_bf16_mma3_t (an NCHW -> NHWC
  * transpose of the BF16 x through shared memory): the difference of the two rows is its cost.
  * Error bound: the BF16 class's (the same rounded x and w; any summation order). */
+#include <stdio.h>
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
 #include "cnn_tc.h"
+#include "cnn_tc3.cuh"
 #include "gl_check.h"
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -38,23 +40,12 @@ typedef unsigned short u16; /* BF16 bits, moved but not computed on (the layout 
 
 enum { TC3_BK = 32, TC3_STAGES = 4, TC3_LD = TC3_BK + 8, TC3_CH = TC3_BK / 8 };
 
-typedef struct {
-    int H, W, M, R, S, Cp, Hp, Wp, K, P; /* K = R S Cp, P = N H W, Hp Wp: the padded image */
-    int splits, k_chunk;                 /* split-K: parts, k-tiles per part */
-    long long ny;                        /* N M H W: one partial's size */
-} tc3_dims;
-
 /* Shared memory: the pipeline ([STAGES][BM][LD] A, then [STAGES][BN][LD] B), reused for the FP32
  * output tile [BM][BN + 8]. */
 template <int BM, int BN> struct tc3_smem {
     enum { A_STAGE = BM * TC3_LD, B_STAGE = BN * TC3_LD, PIPE = TC3_STAGES * (A_STAGE + B_STAGE) * 2,
            OUT = BM * (BN + 8) * 4, BYTES = PIPE > OUT ? PIPE : OUT };
 };
-
-/* The k of one thread's chunk: tap (fy, fx), channel c; fy >= R past the end of K. */
-typedef struct {
-    int fy, fx, c;
-} tc3_kpos;
 
 #if TC3_BUILT
 #include "cnn_tc_mma.cuh"
@@ -70,15 +61,14 @@ static __device__ __forceinline__ void tc3_load_tile(const bf16 *xp, const bf16 
     enum { PIX_STEP = THREADS / TC3_CH };
     load_w_tile<bf16, BM, TC3_BK, TC3_LD, THREADS, true>(wp, as, m0, k0, d.M, d.K, tid);
     const bool k_in = kp.fy < d.R;
-    const int k_off = (kp.fy * d.Wp + kp.fx) * d.Cp + kp.c;
+    const int k_off = tc3_kpos_offset(kp, d);
 #pragma unroll
     for (int j = 0; j < BN * TC3_CH / THREADS; j++) {
         const bool in = k_in && pix_off[j] >= 0;
         cp_async16(bs + (tid / TC3_CH + PIX_STEP * j) * TC3_LD + tid % TC3_CH * 8, in ? xp + pix_off[j] + k_off : xp,
                    in ? 16 : 0);
     }
-    for (kp.c += TC3_BK; kp.c >= d.Cp; kp.c -= d.Cp) /* Cp >= 8: at most 4 taps per tile */
-        if (++kp.fx == d.S) kp.fx = 0, kp.fy++;
+    tc3_kpos_advance<TC3_BK>(kp, d);
 }
 #endif
 
@@ -101,12 +91,8 @@ static __global__ void __launch_bounds__(WM *WN * 32, MIN_BLOCKS)
     const int hw = d.H * d.W;
     int pix_off[PIX]; /* this thread's pixels tid / CH + (THREADS / CH) j: their top-left tap in xp */
 #pragma unroll
-    for (int j = 0; j < PIX; j++) {
-        const int p = p0 + tid / TC3_CH + THREADS / TC3_CH * j, n = p / hw, q = p - n * hw, oy = q / d.W;
-        pix_off[j] = p < d.P ? ((n * d.Hp + oy) * d.Wp + q - oy * d.W) * d.Cp : -1;
-    }
-    const int k = kt0 * TC3_BK + tid % TC3_CH * 8, tap = k / d.Cp, fy = tap / d.S;
-    tc3_kpos kp = {fy, tap - fy * d.S, k - tap * d.Cp};
+    for (int j = 0; j < PIX; j++) pix_off[j] = tc3_pixel_offset(p0 + tid / TC3_CH + THREADS / TC3_CH * j, d);
+    tc3_kpos kp = tc3_kpos_at(kt0 * TC3_BK + tid % TC3_CH * 8, d);
 #define TC3_LOAD_TILE(i) /* local k-tile i into stage i % STAGES (tiles load in order: kp follows) */ \
     tc3_load_tile<BM, BN, THREADS>(xp, wp, As + (i) % TC3_STAGES * L::A_STAGE, Bs + (i) % TC3_STAGES * L::B_STAGE, \
                                    m0, (kt0 + (i)) * TC3_BK, pix_off, kp, d, tid)
@@ -163,10 +149,11 @@ static __global__ void tc3_w_to_rsc(const u16 *w, u16 *wp, int M, int C, int RS,
 
 /* ---------------- host side ---------------- */
 
-/* The autotuner's configurations (both rows, CNN_TC3_TILES): tile t is 128 x 128 for t < 3, else
- * 128 x 64 (8 warps in both), split along K into 1 << t % 3 parts. */
-static const char *const TILE_NAMES[CNN_TC3_TILES] = {"128x128", "128x128_k2", "128x128_k4",
-                                                      "128x64",  "128x64_k2",  "128x64_k4"};
+/* The autotuner's configurations (the mma3 rows: the first CNN_TC3_TILES; ours_bf16_wgmma: all
+ * CNN_WGMMA_TILES): tile t is 128 x 128 for t < 3, 128 x 64 for t < 6, split along K into
+ * 1 << t % 3 parts; 128 x 256 whole (wgmma only). */
+static const char *const TILE_NAMES[CNN_WGMMA_TILES] = {"128x128", "128x128_k2", "128x128_k4", "128x64",
+                                                        "128x64_k2", "128x64_k4", "128x256"};
 static int tile_splits(int tile) { return tile >= 0 && tile < CNN_TC3_TILES ? 1 << tile % 3 : 1; }
 
 extern "C" const char *cnn_tile_name_tc3(int tile)
@@ -196,6 +183,33 @@ extern "C" size_t cnn_workspace_bf16_mma3(const cnn_shape *s, int tile)
     const int splits = tile_splits(tile);
     const size_t partial = splits > 1 ? (size_t)splits * s->N * s->M * s->H * s->W * sizeof(float) : 0;
     return cnn_bf16_bytes(s) + aligned256(xp_count(s) * 2) + aligned256(wp_count(s) * 2) + partial;
+}
+
+/* ours_bf16_wgmma's host side (its kernels: cnn_wgmma.cu, or the stub without an sm_90a build):
+ * mma3's workspace, prepare hook and tiles (plus 128x256). */
+extern "C" size_t cnn_workspace_bf16_wgmma(const cnn_shape *s, int tile) { return cnn_workspace_bf16_mma3(s, tile); }
+
+extern "C" const char *cnn_tile_name_bf16_wgmma(int tile)
+{
+    return tile >= 0 && tile < CNN_WGMMA_TILES ? TILE_NAMES[tile] : "?";
+}
+
+/* wgmma exists on compute capability 9.0 only, in an sm_90a build only: said once where absent. */
+extern "C" int cnn_supports_bf16_wgmma(const cnn_shape *s)
+{
+    (void)s;
+    static int known = -1;
+    if (known < 0) {
+        int dev, major, minor;
+        GL_CHECK(cudaGetDevice(&dev));
+        GL_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+        GL_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+        known = major == 9 && minor == 0 && cnn_wgmma_built();
+        if (!known)
+            printf("note: cnn: ours_bf16_wgmma (wgmma) needs %s: left out\n",
+                   cnn_wgmma_built() ? "a GPU of compute capability 9.0" : "an sm_90a build (90 in -Dcuda-arch)");
+    }
+    return known;
 }
 
 /* The layout change of x (BF16 NCHW in the workspace -> the interior of xp) on stream st. */
@@ -241,12 +255,8 @@ template <int BM, int BN, int WM, int WN, int MIN_BLOCKS>
 static void launch_tc3(const bf16 *xp, const bf16 *wp, bf16 *y, float *partial, const tc3_dims &d, cudaStream_t st)
 {
     const int bytes = tc3_smem<BM, BN>::BYTES;
-    static int ready; /* the opt-in above 48 KiB, once per kernel (before any graph capture: the check runs first) */
-    if (!ready) {
-        GL_CHECK(cudaFuncSetAttribute(tc3_conv<BM, BN, WM, WN, MIN_BLOCKS>,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-        ready = 1;
-    }
+    static int ready;
+    tc3_smem_opt_in((const void *)tc3_conv<BM, BN, WM, WN, MIN_BLOCKS>, bytes, &ready);
     dim3 grid((d.P + BN - 1) / BN, (d.M + BM - 1) / BM, d.splits);
     tc3_conv<BM, BN, WM, WN, MIN_BLOCKS><<<grid, WM * WN * 32, bytes, st>>>(xp, wp, y, partial, d);
     GL_CHECK_LAUNCH();
@@ -254,29 +264,47 @@ static void launch_tc3(const bf16 *xp, const bf16 *wp, bf16 *y, float *partial, 
 
 /* The convolution on xp and wp (prepared), y16 = BF16 y, then y as float for the check (timed, as
  * in every BF16 row); with timed_x, x's layout change first. */
-static cnn_status tc3_forward(const cnn_launch_args *a, int timed_x, cudaStream_t st)
+/* One call's checks, arrays and sizes (tc3_call, cnn_tc3.cuh) for k-tiles of bk and the tile's
+ * split-K; CNN_ERR_VARIANT for a tile outside the row's (n_tiles). */
+cnn_status tc3_setup(const cnn_launch_args *a, int n_tiles, int bk, tc3_call *c)
 {
     const cnn_shape *s = &a->s;
     cnn_status status = cnn_check(s);
     if (status != CNN_OK) return status;
-    if (!cnn_tc_available() || a->tile < 0 || a->tile >= CNN_TC3_TILES) return CNN_ERR_VARIANT;
+    if (a->tile < 0 || a->tile >= n_tiles) return CNN_ERR_VARIANT;
     if (a->workspace_bytes < cnn_workspace_bf16_mma3(s, a->tile)) return CNN_ERR_SHAPE;
     if ((double)xp_count(s) >= 2147483647.0) return CNN_ERR_SHAPE; /* int offsets into xp */
-    void *x16, *w16, *y16;
+    void *w16;
     bf16 *xp, *wp;
-    float *partial;
-    cnn_bf16_arrays(s, a->workspace, &x16, &w16, &y16);
-    tc3_arrays(s, a->workspace, &xp, &wp, &partial);
-    if (timed_x) x_to_nhwc(s, x16, xp, st);
+    cnn_bf16_arrays(s, a->workspace, &c->x16, &w16, &c->y16);
+    tc3_arrays(s, a->workspace, &xp, &wp, &c->partial);
+    c->xp = xp, c->wp = wp;
     const int splits = tile_splits(a->tile);
-    const int Cp = padded_c(s), K = s->R * s->S * Cp, ktiles = (K + TC3_BK - 1) / TC3_BK;
-    const tc3_dims d = {s->H, s->W, s->M, s->R, s->S, Cp, s->H + 2 * s->pad_h, s->W + 2 * s->pad_w, K,
-                        s->N * s->H * s->W, splits, (ktiles + splits - 1) / splits,
-                        (long long)s->N * s->M * s->H * s->W};
-    if (a->tile < 3) launch_tc3<128, 128, 2, 4, 2>(xp, wp, (bf16 *)y16, partial, d, st);
-    else launch_tc3<128, 64, 4, 2, 3>(xp, wp, (bf16 *)y16, partial, d, st);
-    if (splits > 1) cnn_tc_reduce_bf16(partial, y16, d.ny, splits, st);
-    cnn_bf16_out(a, y16, st);
+    const int Cp = padded_c(s), K = s->R * s->S * Cp, ktiles = (K + bk - 1) / bk;
+    c->d = tc3_dims{s->H, s->W, s->M, s->R, s->S, Cp, s->H + 2 * s->pad_h, s->W + 2 * s->pad_w, K,
+                    s->N * s->H * s->W, splits, (ktiles + splits - 1) / splits,
+                    (long long)s->N * s->M * s->H * s->W};
+    return CNN_OK;
+}
+
+/* After the convolution kernel: split-K's reduce into y16, then y16 as float (both timed). */
+void tc3_finish(const cnn_launch_args *a, const tc3_call &c, cudaStream_t st)
+{
+    if (c.d.splits > 1) cnn_tc_reduce_bf16(c.partial, c.y16, c.d.ny, c.d.splits, st);
+    cnn_bf16_out(a, c.y16, st);
+}
+
+static cnn_status tc3_forward(const cnn_launch_args *a, int timed_x, cudaStream_t st)
+{
+    tc3_call c;
+    if (!cnn_tc_available()) return CNN_ERR_VARIANT;
+    const cnn_status status = tc3_setup(a, CNN_TC3_TILES, TC3_BK, &c);
+    if (status != CNN_OK) return status;
+    const bf16 *xp = (const bf16 *)c.xp, *wp = (const bf16 *)c.wp;
+    if (timed_x) x_to_nhwc(&a->s, c.x16, (bf16 *)c.xp, st);
+    if (a->tile < 3) launch_tc3<128, 128, 2, 4, 2>(xp, wp, (bf16 *)c.y16, c.partial, c.d, st);
+    else launch_tc3<128, 64, 4, 2, 3>(xp, wp, (bf16 *)c.y16, c.partial, c.d, st);
+    tc3_finish(a, c, st);
     return CNN_OK;
 }
 

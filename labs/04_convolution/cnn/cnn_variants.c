@@ -115,6 +115,10 @@ static const cnn_variant_row ROWS[] = {
     {"ours_bf16_mma3_t", "ours_bf16_mma3 with x's NCHW->NHWC transpose inside the timing (w's untimed): the "
      "difference is the layout's cost", CNN_BF16, CNN_ROLE_OURS, cnn_launch_bf16_mma3_t, cnn_workspace_bf16_mma3,
      cnn_supports_tc, NULL, CNN_TC3_TILES, cnn_tile_name_tc3, NULL, NULL, cnn_bf16_mma3_t_prepare},
+    {"ours_bf16_wgmma", "mma3's layout on Hopper's warpgroup MMA (wgmma, sm_90a, cc 9.0 only): operands read from "
+     "shared memory by descriptor, 128xBN tiles, 3-4 stages", CNN_BF16, CNN_ROLE_OURS, cnn_launch_bf16_wgmma,
+     cnn_workspace_bf16_wgmma, cnn_supports_bf16_wgmma, NULL, CNN_WGMMA_TILES, cnn_tile_name_bf16_wgmma, NULL, NULL,
+     cnn_bf16_mma3_prepare},
 };
 
 int cnn_variant_count(void) { return (int)(sizeof ROWS / sizeof ROWS[0]); }
