@@ -39,10 +39,12 @@ typedef enum { BK_GAUSS, BK_MEDIAN, BK_SOBEL, BK_STAGES } bk_stage;
 typedef enum { MED_SCALAR, MED_VECTOR, MED_SHARED, MED_BEST, MED_DPX, MED_DPX_R48, MED_DPX_A6, MED_DPX_R48A6, MED_RUNGS } median_rung;
 /* The fused kernel: block-based, 8 pixels per lane, 16, or the instruction-budget rung (issue 20);
  * the same in two strips (BK_FUSED_STRIPS), with 16 pixels per lane (BK_FUSED_S16) and a leaner
- * sobel and store (BK_FUSED_LEAN, _LEAN_A6: 6 rows loaded ahead; rolling_budget.cu); pixel-wise:
+ * sobel and store (BK_FUSED_LEAN; _LEAN_A6: 6 rows loaded ahead; _LEAN_R192: 192-row strips;
+ * rolling_budget.cu); pixel-wise:
  * BK_FUSED_W8 (the first) or BK_FUSED_DPX */
 typedef enum {
-    BK_FUSED_W8, BK_FUSED_W16, BK_FUSED_DPX, BK_FUSED_STRIPS, BK_FUSED_S16, BK_FUSED_LEAN, BK_FUSED_LEAN_A6, BK_FUSED_KINDS
+    BK_FUSED_W8, BK_FUSED_W16, BK_FUSED_DPX, BK_FUSED_STRIPS, BK_FUSED_S16, BK_FUSED_LEAN, BK_FUSED_LEAN_A6,
+    BK_FUSED_LEAN_R192, BK_FUSED_KINDS
 } bk_fused_kind;
 
 typedef struct {

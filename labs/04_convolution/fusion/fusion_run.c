@@ -260,7 +260,8 @@ static gl_enqueue_fn mode_fn(mode m, int kernels_only)
 static gl_row measure_mode(pipeline *p, mode m, int kernels_only, double base_ms)
 {
     char variant[64], what[128];
-    static const char *const kind_suffix[BK_FUSED_KINDS] = {"", "_w16", "_dpx", "_strips", "_s16", "_lean", "_lean_a6"};
+    static const char *const kind_suffix[BK_FUSED_KINDS] = {"", "_w16", "_dpx", "_strips", "_s16", "_lean", "_lean_a6",
+                                                            "_lean_r192"};
     snprintf(variant, sizeof variant, "%s/%s%s/%s", p->name, MODE_NAMES[m], kind_suffix[p->kind],
              kernels_only ? "kernels" : "e2e");
     snprintf(what, sizeof what, "fusion %s %dx%d", variant, p->w, p->h);
@@ -424,7 +425,8 @@ static void run_pipe(pipeline *p, double seed_gain, double goal_pct)
                                                      "fused_dpx in two strips (fused_strips)",
                                                      "fused_strips with 16 pixels per lane (fused_s16)",
                                                      "fused_s16 with the sobel's byte permutes in the store (fused_lean)",
-                                                     "fused_lean with 6 rows loaded ahead (fused_lean_a6)"};
+                                                     "fused_lean with 6 rows loaded ahead (fused_lean_a6)",
+                                                     "fused_lean with 192-row strips (fused_lean_r192)"};
     const int last_kind = p->pitched ? BK_FUSED_KINDS - 1 : BK_FUSED_DPX;
     for (int kind = p->pitched ? BK_FUSED_W16 : BK_FUSED_DPX; kind <= last_kind; kind++) {
         p->kind = (bk_fused_kind)kind;

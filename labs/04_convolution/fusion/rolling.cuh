@@ -41,8 +41,8 @@ typedef struct {
 /* Stage numbers of rolling_body beyond bk_stage: the budget rungs. The fused budget rung runs
  * BK_GAUSS_X16, BK_MEDIAN_X16, BK_SOBEL_DIAG (consecutive: first + k); the median rung BK_MEDIAN_DPX.
  * fused_lean (rolling_budget.cu) runs BK_GAUSS_LEAN (= gauss_x16), BK_MEDIAN_LEAN (= median_x16),
- * BK_SOBEL_LEAN: sobel_diag without its last byte permute, which row_store's 3-byte-permute path
- * takes over (bytes 1 and 3 of each register). */
+ * BK_SOBEL_LEAN: sobel_diag with B and D as 2048 - A and 2048 - C, and without its last byte
+ * permute, which row_store's path for BK_GAUSS_LEAN takes over (bytes 1 and 3 of each register). */
 enum { BK_GAUSS_X16 = BK_STAGES, BK_MEDIAN_X16, BK_SOBEL_DIAG, BK_MEDIAN_DPX, BK_GAUSS_LEAN, BK_MEDIAN_LEAN, BK_SOBEL_LEAN };
 
 /* a * 1 + b (and a * k + b: madd_fma) with a 1 that the compiler cannot see (blockDim.x /
@@ -407,14 +407,17 @@ static __device__ __forceinline__ prow stage_sobel_diag(const prow &a, const pro
         x1.p[j] = add_fma(b.p[j], c.p[j]); /* the column's adds on the FMA pipe, the ALU's share below */
         x2.p[j] = add_fma(a.p[j], b.p[j]);
         dd.p[j] = c.p[j] + 0x04000400u - a.p[j]; /* 769..1279 per half */
-        ee.p[j] = sub_fma(0x08000800u, dd.p[j]);
+        if (!lean) ee.p[j] = sub_fma(0x08000800u, dd.p[j]);
     }
     const prow x1_l = pairs_left(x1, np, strips), x1_r = pairs_right(x1, np, strips);
     const prow x2_l = pairs_left(x2, np, strips), x2_r = pairs_right(x2, np, strips);
 #pragma unroll
     for (int j = 0; j < np; j++) {
-        const unsigned pa = x1_r.p[j] + dd.p[j] - x2_l.p[j], pb = x2_l.p[j] + ee.p[j] - x1_r.p[j];
-        const unsigned qc = x2_r.p[j] + ee.p[j] - x1_l.p[j], qd = x1_l.p[j] + dd.p[j] - x2_r.p[j];
+        const unsigned pa = x1_r.p[j] + dd.p[j] - x2_l.p[j], qd = x1_l.p[j] + dd.p[j] - x2_r.p[j];
+        /* B = 2048 - A and C = 2048 - D: lean takes them so (one IMAD each, no ee), where sobel_diag
+         * spends an IMAD on ee and two IADD3 on the ALU */
+        const unsigned pb = lean ? sub_fma(0x08000800u, pa) : x2_l.p[j] + ee.p[j] - x1_r.p[j];
+        const unsigned qc = lean ? sub_fma(0x08000800u, qd) : x2_r.p[j] + ee.p[j] - x1_l.p[j];
         const unsigned m = __vminu2(__vmaxu2(max3u2(pa, pb, qc), qd), 0x05ff05ffu); /* 1024 + min(max, 511) */
         o.p[j] = madd_fma(m, 128, 0xfffe0000u); /* 128 (m - 1024): the result in bytes 1, 3 */
         if (!lean) o.p[j] = __byte_perm(o.p[j], 0, 0x4341);
