@@ -1,6 +1,7 @@
 /* test_fusion_dpx.c - a CPU emulation of the packed arithmetic of Lab 04's instruction-budget
- * rungs (fusion/rolling.cu: stage_gauss_x16, stage_median_dpx, stage_median_x16, stage_sobel_diag,
- * unpack_dpx and row_store's clean path, the geometry of both layouts; pixel.cu: px_fused_gray_dpx on
+ * rungs (fusion/rolling.cuh: stage_gauss_x16, stage_median_dpx, stage_median_x16, stage_sobel_diag
+ * and its lean form, unpack_dpx and row_store's clean and lean paths, the geometry of both layouts;
+ * pixel.cu: px_fused_gray_dpx on
  * every colour):
  * two gray pictures packed as the 16-bit halves of uint32 words, each stage applied with 32-bit
  * adds (carries between the halves as on the GPU) and per-half min / max, and both halves compared
@@ -60,7 +61,26 @@ static void test_unpack_store(int np, unsigned seed)
     CHECK(bad == 0 && !memcmp(back, w, (size_t)np / 2 * 4), "unpack_dpx / clean store, np %d: %d pairs wrong", np, bad);
 }
 
-typedef enum { GAUSS_X16, MEDIAN_X16, SOBEL_DIAG, MEDIAN_DPX } emu_stage;
+/* row_store's lean path (fused_lean): np registers with each result in byte 1 (low half) or byte 3
+ * (high half), gathered by byte permutes into the low strip's words and the high strip's. */
+static void test_lean_store(int np, unsigned seed)
+{
+    u32 q[8], w[4];
+    srand(seed);
+    for (int j = 0; j < np; j++) q[j] = (u32)rand() << 16 ^ (u32)rand() ^ (u32)rand() << 31;
+    for (int k = 0; k < np / 4; k++) {
+        const u32 a = byte_perm(q[4 * k], q[4 * k + 1], 0x7351), b = byte_perm(q[4 * k + 2], q[4 * k + 3], 0x7351);
+        w[k] = byte_perm(a, b, 0x5410), w[np / 4 + k] = byte_perm(a, b, 0x7632);
+    }
+    int bad = 0;
+    for (int j = 0; j < np; j++) {
+        bad += (w[j / 4] >> (8 * (j % 4)) & 0xffu) != (q[j] >> 8 & 0xffu);
+        bad += (w[np / 4 + j / 4] >> (8 * (j % 4)) & 0xffu) != q[j] >> 24;
+    }
+    CHECK(bad == 0, "lean store, np %d: %d bytes wrong", np, bad);
+}
+
+typedef enum { GAUSS_X16, MEDIAN_X16, SOBEL_DIAG, MEDIAN_DPX, SOBEL_LEAN } emu_stage;
 
 /* One packed pixel of a stage from the clamped 3x3 neighbourhood n[r][k] (row r, column k); odd: x is. */
 static u32 emu_pixel(emu_stage s, u32 n[3][3], int odd)
@@ -73,14 +93,17 @@ static u32 emu_pixel(emu_stage s, u32 n[3][3], int odd)
             col[k][0] = min3u2(a, b, c), col[k][2] = max3u2(a, b, c);
             col[k][1] = a + b + c - col[k][0] - col[k][2];
         }
-        if (s == SOBEL_DIAG) col[k][0] = b + c, col[k][1] = a + b, col[k][2] = c + 0x04000400u - a, col[k][3] = a + 0x04000400u - c;
+        if (s == SOBEL_DIAG || s == SOBEL_LEAN) col[k][0] = b + c, col[k][1] = a + b, col[k][2] = c + 0x04000400u - a, col[k][3] = a + 0x04000400u - c;
     }
     if (s == GAUSS_X16) return (col[0][0] + col[2][0] + 2 * col[1][0]) * 16 + 0x00800080u;
-    if (s == SOBEL_DIAG) {
+    if (s == SOBEL_DIAG || s == SOBEL_LEAN) {
         const u32 x1l = col[0][0], x1r = col[2][0], x2l = col[0][1], x2r = col[2][1], dd = col[1][2], ee = col[1][3];
-        const u32 pa = x1r + dd - x2l, pb = x2l + ee - x1r, qc = x2r + ee - x1l, qd = x1l + dd - x2r;
+        const u32 pa = x1r + dd - x2l, qd = x1l + dd - x2r;
+        const int lean = s == SOBEL_LEAN; /* B = 2048 - A, C = 2048 - D (no ee) */
+        const u32 pb = lean ? 0x08000800u - pa : x2l + ee - x1r, qc = lean ? 0x08000800u - qd : x2r + ee - x1l;
         const u32 m = min3u2(max3u2(max3u2(pa, pb, qc), qd, qd), 0x05ff05ffu, 0x05ff05ffu);
-        return byte_perm(m * 128u + 0xfffe0000u, 0, 0x4341); /* 128 (m - 1024): bytes 1, 3 -> clean halves */
+        const u32 q = m * 128u + 0xfffe0000u; /* 128 (m - 1024): the result in bytes 1, 3 */
+        return lean ? q : byte_perm(q, 0, 0x4341); /* lean: the store takes bytes 1, 3 (test_lean_store) */
     }
     /* the median of the medians as the kernel takes it: columns (x, x + 1) sorted for an even x and
      * (x - 1, x) for an odd one (the pair two outputs share), then max(min of pair, min(other, max)) */
@@ -139,6 +162,10 @@ static void run_case(int w, int h, int kind, unsigned seed)
         bk_stage_ref(BK_SOBEL, t, dst[i], w, h);
     }
     compare(q, ra, rb, n, "fused dpx", w, h);
+    /* fused_lean: the same stages, its sobel's bytes 1 and 3 as row_store's lean path takes them */
+    emu_stage_run(SOBEL_LEAN, p, q, w, h);
+    for (size_t i = 0; i < n; i++) q[i] = (q[i] >> 8 & 0xffu) | (q[i] >> 24) << 16;
+    compare(q, ra, rb, n, "fused lean", w, h);
     free(a), free(b), free(t), free(ra), free(rb), free(p), free(q);
 }
 
@@ -219,5 +246,6 @@ int main(void)
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (int kind = 0; kind < 3; kind++) run_case(sizes[s][0], sizes[s][1], kind, 17u + (unsigned)(s * 3 + kind));
     for (unsigned seed = 1; seed <= 50; seed++) test_unpack_store(seed & 1 ? 4 : 8, seed);
+    for (unsigned seed = 1; seed <= 50; seed++) test_lean_store(seed & 1 ? 4 : 8, seed);
     return check_report("test_fusion_dpx");
 }

@@ -260,7 +260,8 @@ static gl_enqueue_fn mode_fn(mode m, int kernels_only)
 static gl_row measure_mode(pipeline *p, mode m, int kernels_only, double base_ms)
 {
     char variant[64], what[128];
-    static const char *const kind_suffix[BK_FUSED_KINDS] = {"", "_w16", "_dpx", "_strips"};
+    static const char *const kind_suffix[BK_FUSED_KINDS] = {"", "_w16", "_dpx", "_strips", "_s16", "_lean", "_lean_a6",
+                                                            "_lean_r192"};
     snprintf(variant, sizeof variant, "%s/%s%s/%s", p->name, MODE_NAMES[m], kind_suffix[p->kind],
              kernels_only ? "kernels" : "e2e");
     snprintf(what, sizeof what, "fusion %s %dx%d", variant, p->w, p->h);
@@ -421,8 +422,13 @@ static void run_pipe(pipeline *p, double seed_gain, double goal_pct)
     /* the fused kernel again: block 16 pixels per lane (w16), and the instruction-budget rungs (dpx) */
     static const char *const what[BK_FUSED_KINDS] = {"", "with 16 pixels per lane (fused_w16)",
                                                      "within the instruction budget (fused_dpx)",
-                                                     "fused_dpx in two strips (fused_strips)"};
-    for (int kind = p->pitched ? BK_FUSED_W16 : BK_FUSED_DPX; kind <= (p->pitched ? BK_FUSED_STRIPS : BK_FUSED_DPX); kind++) {
+                                                     "fused_dpx in two strips (fused_strips)",
+                                                     "fused_strips with 16 pixels per lane (fused_s16)",
+                                                     "fused_s16 with the sobel's byte permutes in the store (fused_lean)",
+                                                     "fused_lean with 6 rows loaded ahead (fused_lean_a6)",
+                                                     "fused_lean with 192-row strips (fused_lean_r192)"};
+    const int last_kind = p->pitched ? BK_FUSED_KINDS - 1 : BK_FUSED_DPX;
+    for (int kind = p->pitched ? BK_FUSED_W16 : BK_FUSED_DPX; kind <= last_kind; kind++) {
         p->kind = (bk_fused_kind)kind;
         gl_row k = measure_mode(p, MODE_FUSED, 1, seq_kernels);
         p->kind = BK_FUSED_W8;
@@ -603,7 +609,7 @@ static void median_size(gl_lab *L, const gl_image *img)
     printf("\nmedian 3x3, %d x %d: speed-up over scalar (the seed: vector +%.0f%%, local memory +%.0f%%)\n", p.w,
            p.h, SEED_GAIN_VECTOR, SEED_GAIN_LOCAL);
     for (int r = 0; r < MED_RUNGS; r++)
-        printf("  %-7s %9.3f ms  %5.1f%% of memcpy  %5.2fx (%+.0f%%)\n", median_rung_name((median_rung)r), ms[r], pct[r],
+        printf("  %-9s %9.3f ms  %5.1f%% of memcpy  %5.2fx (%+.0f%%)\n", median_rung_name((median_rung)r), ms[r], pct[r],
                ms[0] / ms[r], 100.0 * (ms[0] / ms[r] - 1.0));
     if (p.w * (double)p.h >= 16384.0 * 16384.0)
         printf("best / scalar %.2fx (goal >= %.0fx: %s)\n", ms[0] / ms[MED_BEST], GOAL_MEDIAN,
@@ -616,8 +622,9 @@ void median_run(gl_lab *L)
     if (!gl_cli_selected(&L->cli, "median", NULL)) return;
     gl_lab_heading("median", "the median 3x3 ladder: scalar (the seed's kernel), vector (4 outputs, the seed's "
                              "medianfilter_x4), shared (the input tile on chip), best (column sorts, 16 pixels "
-                             "per lane), dpx (best within the sm_90 instruction budget: 3-input min / max); GB/s "
-                             "on 2 bytes per pixel");
+                             "per lane), dpx (best within the sm_90 instruction budget: 3-input min / max; "
+                             "dpx_r48, dpx_a6, dpx_r48a6: the same with 48-row strips, 6 rows loaded ahead, "
+                             "both); GB/s on 2 bytes per pixel");
     pic_size sizes[N_SIZES];
     const int n = picture_sizes(L, sizes);
     for (int s = 0; s < n; s++) {

@@ -122,7 +122,7 @@ void launch_median(median_rung r, const bk_args *a, cudaStream_t st)
         median_kernel_shared<<<dim3((a->width + SEED_TILE_X - 1) / SEED_TILE_X, gy), block, 0, st>>>(*a);
         break;
     default:
-        launch_median_best(a, r == MED_DPX, st); /* rolling.cu */
+        launch_median_best(a, r, st); /* rolling.cu, rolling_budget.cu */
         return;
     }
     GL_CHECK_LAUNCH();
@@ -130,6 +130,7 @@ void launch_median(median_rung r, const bk_args *a, cudaStream_t st)
 
 const char *median_rung_name(median_rung r)
 {
-    static const char *const n[MED_RUNGS] = {"scalar", "vector", "shared", "best", "dpx"};
+    static const char *const n[MED_RUNGS] = {"scalar", "vector", "shared", "best", "dpx",
+                                                 "dpx_r48", "dpx_a6", "dpx_r48a6"};
     return r >= 0 && r < MED_RUNGS ? n[r] : "?";
 }

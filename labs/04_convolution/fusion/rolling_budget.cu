@@ -1,0 +1,77 @@
+/* rolling_budget.cu - Lab 04, part 3: the instruction-budget rungs' variants (issue 20), each a row
+ * of the part's table beside the rungs it varies (rolling.cu), so that one GPU run compares them.
+ * The device code is rolling.cuh's; every kernel reproduces fusion_reference.c's bits.
+ *
+ * The lesson: a kernel under its instruction budget can still miss the memory floor. Two more
+ * things bind a rolling kernel: the bytes each SM keeps in flight (one-warp blocks, each with
+ * `depth` rows loaded ahead: about 23 resident warps x 3 rows x 512 bytes for the median) and how
+ * its strips fill the GPU (16384 / 96 = 171 strips x 35 columns of warps = 5985 warps, about 2
+ * waves of 132 x 23; 48-row strips: 11970, 4 waves, twice the rows that only fill the windows).
+ * The median variants change one of those at a time; the fused ones change the instructions.
+ *
+ * Static SASS counts of the interior steady loop (ptxas of CUDA 13.0, sm_90, cuobjdump -sass;
+ * counted, not timed; ALU = VIMNMX(3), PRMT, IADD3, LOP3, SHF, ISETP, MOV...; FMA = IMAD; LSU =
+ * LDG, STG, SHFL): see each kernel. "With halo": x 32/30 lanes x (rows + 2 stages) / rows. */
+#include "rolling.cuh"
+
+/* The median dpx rung (16 pixels a lane) with 48-row strips, with 6 rows loaded ahead, and both.
+ * What else could bind dpx (ncu at 34db515: 14.3 instructions a pixel, ALU at 69% and issue at 64%
+ * of the H100's budget, yet 74.6% of memcpy where best, ALU-bound at 98.8%, reaches 80.5%):
+ *   - bytes in flight: 88 registers -> 23 resident one-warp blocks an SM (65536 / (88 x 32), in
+ *     units of 8 registers a thread), x 3 rows x 512 bytes = 35 KB an SM, all of it only while
+ *     every warp waits; best has 90 registers, 21 warps, 32 KB: the same, so dpx_a6 tests it;
+ *   - the strips: 96 rows give 5985 warps, 1.97 waves of 132 x 23, each warp's first 2 rows and
+ *     the start of its loads exposed once a strip; 48 rows (best's): 11970 warps, 3.9 waves;
+ *   - the 3-input DPX min / max (VIMNMX3.U16x2): 3 a pixel; if sm_90 issues them at less than the
+ *     ALU's full rate, ncu counts 7.6 ALU instructions a pixel that take longer; no variant here
+ *     changes that (a per-pipe profile with pct_of_peak would show it).
+ * Steady loop (static, per pixel): dpx_r48 is dpx's loop: 590 for 48 pixels = 12.3 in all, ALU
+ * 6.4, FMA 5.1, LSU 0.5; with halo (48 rows: x 1.11) 13.7 / ALU 7.1; 88 registers, 23 warps.
+ * dpx_a6, dpx_r48a6: the loop of 6 rows, 1168 for 96 pixels = 12.2, ALU 6.4, FMA 5.0, LSU 0.5;
+ * with halo 13.2 (96 rows) and 13.5 (48); 106 registers: 18 warps x 6 rows = 55 KB in flight an
+ * SM, 2.5 and 5.0 waves at 16384^2. No spills. */
+static __global__ void BK_BOUNDS median_kernel_dpx_r48(bk_args a) { rolling_body(a, BK_MEDIAN_DPX, 1, 8, BK_ROWS, false); }
+static __global__ void BK_BOUNDS median_kernel_dpx_a6(bk_args a) { rolling_body(a, BK_MEDIAN_DPX, 1, 8, BK_ROWS_DPX, false, 6); }
+static __global__ void BK_BOUNDS median_kernel_dpx_r48a6(bk_args a) { rolling_body(a, BK_MEDIAN_DPX, 1, 8, BK_ROWS, false, 6); }
+
+/* fused_s16: fused_strips with 8 pixels in each strip (16 a lane, 8-byte loads and stores per
+ * strip): its 12 shuffles a row and the loop's address and compare instructions serve twice the
+ * pixels. fused_lean: fused_s16 with sobel's B and D as 2048 - A and 2048 - C (IMADs; one IMAD
+ * and two IADD3 less a register) and its last byte permute moved into the store (row_store's path
+ * for BK_GAUSS_LEAN). fused_lean_a6: with 6 rows loaded ahead; fused_lean_r192: 192-row strips
+ * (the 6 rows that fill the windows spread over twice the rows).
+ * Steady loop (static, per pixel; fused_strips: 577 for 24 pixels = 24.0, ALU 11.7, FMA 9.7, with
+ * halo 27.2 / 13.3, where ncu measured 27.7 / 13.6 at 34db515):
+ *   fused_s16       1040 for 48 = 21.7, ALU 11.1, FMA 9.3, LSU 1.0; halo (x 1.13) 24.6 / 12.6; 167 registers
+ *   fused_lean       994 for 48 = 20.7, ALU 9.9, FMA 9.5, LSU 1.0; halo 23.5 / 11.2; 154 registers
+ *   fused_lean_a6   1968 for 96 = 20.5, ALU 9.8, FMA 9.4; halo 23.2 / 11.1; 168 registers
+ *   fused_lean_r192  the loop of fused_lean; halo (x 32/30 x 198/192 = 1.10) 22.8 / 10.8
+ * Against the H100's 22.2 in all and 11.1 on the ALU at 100% of memcpy: fused_lean_r192 asks for
+ * 103% and 98%, fused_lean 106% and 101% (fused_strips: 124.6% measured). None is <= 20: by the
+ * counts the 80% goal needs about 84% issue efficiency even from the best of them. 12 or 13
+ * resident warps an SM (152-168 registers): fewer bytes in flight than the 8-pixel rungs' 19-20.
+ * No spills. */
+static __global__ void BK_BOUNDS bk_kernel_fused_s16(bk_args a) { rolling_body(a, BK_GAUSS_X16, 3, 8, BK_ROWS_DPX, true); }
+static __global__ void BK_BOUNDS bk_kernel_fused_lean(bk_args a) { rolling_body(a, BK_GAUSS_LEAN, 3, 8, BK_ROWS_DPX, true); }
+static __global__ void BK_BOUNDS bk_kernel_fused_lean_a6(bk_args a) { rolling_body(a, BK_GAUSS_LEAN, 3, 8, BK_ROWS_DPX, true, 6); }
+static __global__ void BK_BOUNDS bk_kernel_fused_lean_r192(bk_args a) { rolling_body(a, BK_GAUSS_LEAN, 3, 8, 2 * BK_ROWS_DPX, true); }
+
+void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t st)
+{
+    const dim3 grid = rolling_grid(a, 8, kind == BK_FUSED_LEAN_R192 ? 2 * BK_ROWS_DPX : BK_ROWS_DPX);
+    if (kind == BK_FUSED_S16) bk_kernel_fused_s16<<<grid, BK_THREADS, 0, st>>>(*a);
+    else if (kind == BK_FUSED_LEAN) bk_kernel_fused_lean<<<grid, BK_THREADS, 0, st>>>(*a);
+    else if (kind == BK_FUSED_LEAN_A6) bk_kernel_fused_lean_a6<<<grid, BK_THREADS, 0, st>>>(*a);
+    else bk_kernel_fused_lean_r192<<<grid, BK_THREADS, 0, st>>>(*a);
+    GL_CHECK_LAUNCH();
+}
+
+void launch_median_budget(const bk_args *a, median_rung r, cudaStream_t st)
+{
+    const bool r48 = r == MED_DPX_R48 || r == MED_DPX_R48A6;
+    const dim3 grid = rolling_grid(a, 8, r48 ? BK_ROWS : BK_ROWS_DPX);
+    if (r == MED_DPX_R48) median_kernel_dpx_r48<<<grid, BK_THREADS, 0, st>>>(*a);
+    else if (r == MED_DPX_A6) median_kernel_dpx_a6<<<grid, BK_THREADS, 0, st>>>(*a);
+    else median_kernel_dpx_r48a6<<<grid, BK_THREADS, 0, st>>>(*a);
+    GL_CHECK_LAUNCH();
+}
