@@ -12,7 +12,7 @@
  * the FFMA pipes.
  *
  * And the rest of the ladder's levers, none in the inner loop: 128 x 128 (or 128 x 64) tiles, 8 x 8
- * outputs per thread, BK 16, a 4-stage cp.async ring with one barrier per slice (16-byte copies of
+ * (or 8 x 16) outputs per thread, BK 16, a 4-stage cp.async ring with one barrier per slice (16-byte copies of
  * the weights, 4-byte zero-fill copies of im2col), 2 or 3 blocks per SM (128 / 170 registers), or
  * 4 of 128 x 64 with 3 stages (128 registers: whole waves on E3_N32's 2048 tiles); im2col from a
  * table of the block's whole reduction range built once ((c, r, s) -> x offset and the tap's bit)
@@ -35,11 +35,11 @@ template <int BM, int BN> struct paired_stage {
 };
 
 /* STAGES slices in flight (the one multiplied, the others being copied); BLOCKS per SM: the
- * register cap (2: 128 registers at 256 threads; 3: 170, 4: 128 at 128 threads). 4 stages of 128 x
- * 64 fit 3 blocks in an SM's 228 KiB, 3 stages 4 (E3_N32: 52 KiB each with its table). */
-template <int BM, int BN, int STAGES, int BLOCKS> struct paired_shape {
-    static const int THREADS = BM * BN / 64, WARPS_N = BN / 64; /* warps of 32 x 64 outputs */
-    static const int MIN_BLOCKS = BLOCKS;
+ * register cap (2: 128 registers at 256 threads, 255 at 128; 3: 170, 4: 128 at 128 threads); TN:
+ * outputs per thread along p (8 x 8 or 8 x 16). 4 stages of 128 x 64 fit 3 blocks in an SM's
+ * 228 KiB, 3 stages 4 (E3_N32: 52 KiB each with its table). */
+template <int BM, int BN, int STAGES, int BLOCKS, int TN> struct paired_shape {
+    static const int THREADS = BM * BN / (8 * TN), WARPS_N = BN / (8 * TN); /* warps of 32 x 8 TN outputs */
     static const size_t STAGES_BYTES = STAGES * sizeof(paired_stage<BM, BN>);
     static size_t smem(int table) { return STAGES_BYTES + (size_t)table * sizeof(int2); }
 };
@@ -61,8 +61,8 @@ static __device__ void paired_table(int2 *tab, const cnn_shape &d, int k_begin, 
  * 64 bytes): one offset and a row count, not AQ offsets (128 registers at 4 blocks per SM).
  * im2col: pixel column t % BN, slice rows t / BN + ROWS q: a warp copies 32 consecutive pixels of
  * one k. */
-template <int BM, int BN> struct paired_loader {
-    static const int THREADS = BM * BN / 64, AQ = BM * 4 / THREADS, BQ = PBK * BN / THREADS,
+template <int BM, int BN, int THREADS> struct paired_loader {
+    static const int AQ = BM * 4 / THREADS, BQ = PBK * BN / THREADS,
                      ROWS = THREADS / BN;
     int a_off;     /* (m0 + t / 4) K + (t % 4) 4: chunk 0; chunk q is THREADS / 4 rows further */
     int a_rows;    /* M - m0 - t / 4: chunk q lies inside w while THREADS / 4 q < a_rows */
@@ -127,15 +127,16 @@ static __device__ __forceinline__ void paired_put4(float *dst, float4 v, bool ad
 #endif
 }
 
-/* The thread's outputs to NCHW: rows row0 + 4 i, pixels col0 + 0..3 and col0 + 32 + 0..3; 4
+/* The thread's outputs to NCHW: rows row0 + 4 i, pixels col0 + 32 h + 0..3 (h < TN / 4); 4
  * pixels at a time when H W % 4 == 0 (then P % 4 == 0 and the 4 lie in one image, 16-byte
  * aligned). A warp writes 128 consecutive bytes in each of 4 rows per store. */
+template <int TN>
 static __device__ __forceinline__ void paired_store(float *out, const cnn_shape &d, int m0, int p0, int row0,
-                                                    int col0, const float (&acc)[8][8], bool add)
+                                                    int col0, const float (&acc)[8][TN], bool add)
 {
     const int hw = d.H * d.W, P = d.N * hw;
 #pragma unroll
-    for (int h = 0; h < 2; h++) {
+    for (int h = 0; h < TN / 4; h++) {
         const int p = p0 + col0 + 32 * h;
 #pragma unroll
         for (int i = 0; i < 8; i++) {
@@ -155,16 +156,17 @@ static __device__ __forceinline__ void paired_store(float *out, const cnn_shape 
     }
 }
 
-/* Lesson (ours10): the paired lanes. Warp (wm, wn) owns rows wm 32 .. + 31 and pixels wn 64 .. +
- * 63; lane l = (b4 b3 b2 b1 b0) owns rows lm + 4 i with lm = b1 + 2 b4, pixels ln 4 .. + 3 and 32 +
- * ln 4 .. + 3 with ln = b0 + 2 b2 + 4 b3. An A read (row lm + 4 i, 4 k) is the same for l and
+/* Lesson (ours10): the paired lanes. Warp (wm, wn) owns rows wm 32 .. + 31 and pixels wn 8 TN ..
+ * + 8 TN - 1; lane l = (b4 b3 b2 b1 b0) owns rows lm + 4 i with lm = b1 + 2 b4, pixels ln 4 + 32 h
+ * .. + 3 (h < TN / 4) with ln = b0 + 2 b2 + 4 b3. An A read (row lm + 4 i, 4 k) is the same for l and
  * l ^ 1, a B read (4 pixels of one k) the same for l and l ^ 2: 2 clocks each. The 4 rows of a read
  * lie 20 floats apart (banks 0, 20, 8, 28), the 8 pixel groups of a B read are 128 consecutive
  * bytes: no bank conflicts. The pipeline: slices s + 1 .. s + STAGES - 1 in flight while slice s
  * is multiplied; after the barrier of iteration s every thread is done with slice s - 1, whose
- * stage slice s + STAGES - 1 then overwrites. out: y, or the workspace + z split_stride; add: atomics into y. */
-template <int BM, int BN, int STAGES, int BLOCKS>
-static __global__ void __launch_bounds__(BM * BN / 64, BLOCKS)
+ * stage slice s + STAGES - 1 then overwrites. out: y, or the workspace + z split_stride; add:
+ * atomics into y. */
+template <int BM, int BN, int STAGES, int BLOCKS, int TN>
+static __global__ void __launch_bounds__(BM * BN / (8 * TN), BLOCKS)
     paired_gemm(const float *x, const float *w, float *out, cnn_shape d, int k_per_split, size_t split_stride, int add)
 {
     extern __shared__ float4 paired_dynamic[];
@@ -175,22 +177,22 @@ static __global__ void __launch_bounds__(BM * BN / 64, BLOCKS)
     const int k_begin = blockIdx.z * k_per_split, k_end = min(K, k_begin + k_per_split);
     const int slices = (k_end - k_begin + PBK - 1) / PBK;
     const int lm = (lane >> 1 & 1) | (lane >> 3 & 2), ln = (lane & 1) | (lane >> 1 & 6);
-    const int row0 = warp / (BN / 64) * 32 + lm, col0 = warp % (BN / 64) * 64 + ln * 4;
-    const paired_loader<BM, BN> L(d, m0, p0, K);
+    const int row0 = warp / (BN / (8 * TN)) * 32 + lm, col0 = warp % (BN / (8 * TN)) * 8 * TN + ln * 4;
+    const paired_loader<BM, BN, BM * BN / (8 * TN)> L(d, m0, p0, K);
     paired_table(tab, d, k_begin, k_end, slices * PBK);
     __syncthreads();
     for (int j = 0; j < STAGES - 1; j++) {
         if (j < slices) L.copy(stage[j], tab, x, w, j, k_begin + j * PBK, k_end, K);
         copy_commit();
     }
-    float acc[8][8] = {};
+    float acc[8][TN] = {};
     for (int s = 0; s < slices; s++) {
         copy_wait<STAGES - 2>(); /* slice s has landed (this thread's copies) */
         __syncthreads();          /* everyone's; and everyone is done with slice s - 1 */
         const int next = s + STAGES - 1;
         if (next < slices) L.copy(stage[next % STAGES], tab, x, w, next, k_begin + next * PBK, k_end, K);
         copy_commit(); /* an empty group at the end keeps the count of copy_wait */
-        multiply_8x8<PBK, PA_LD, BN, 4, 32>(stage[s % STAGES].a, stage[s % STAGES].b, row0, col0, acc);
+        multiply_8xn<PBK, PA_LD, BN, 4, 32, TN>(stage[s % STAGES].a, stage[s % STAGES].b, row0, col0, acc);
     }
     paired_store(out + blockIdx.z * split_stride, d, m0, p0, row0, col0, acc, add);
 }
@@ -202,14 +204,17 @@ static __global__ void __launch_bounds__(BM * BN / 64, BLOCKS)
  * 17 % full), or 3.9 of 4 per SM (_b4: 3 stages). E4 (256 x 4096): 64 tiles: split 2 (128 blocks)
  * or 4 (256), or 128 x 64 tiles (128, with split 2: 256; with split 4 and 4 per SM: 512 for 528
  * places). L56 (256 x 3136): 50 tiles; split 5: 250 blocks for 264 places; 128 x 64 with split 4:
- * 392 for 396 (3 per SM), split 5 and 4 per SM: 490 for 528. */
+ * 392 for 396 (3 per SM), split 5 and 4 per SM: 490 for 528. _t16: 128 x 128 with 128 threads of 8
+ * x 16 outputs (255 registers, 2 per SM): 24 LDS.128 per 512 FFMA, half the copies per FFMA; the
+ * slice's loop 2309 SASS instructions for 2048 FFMA (88.7 %; 8 x 8: 1199 for 1024, 85.4 %). */
 static const struct {
     const char *name;
-    int bn, splits, blocks; /* every tile is 128 rows (BM); blocks per SM 4: 3 stages, else 4 */
-} PAIRED[] = {{"128x128", 128, 1, 2},      {"128x128_k2", 128, 2, 2},   {"128x128_k4", 128, 4, 2},
-              {"128x128_k5", 128, 5, 2},   {"128x64", 64, 1, 3},        {"128x64_k2", 64, 2, 3},
-              {"128x64_k4", 64, 4, 3},     {"128x64_b4", 64, 1, 4},     {"128x64_b4_k4", 64, 4, 4},
-              {"128x64_b4_k5", 64, 5, 4}};
+    int bn, splits, blocks, tn; /* every tile is 128 rows (BM); blocks per SM 4: 3 stages, else 4 */
+} PAIRED[] = {{"128x128", 128, 1, 2, 8},      {"128x128_k2", 128, 2, 2, 8},   {"128x128_k4", 128, 4, 2, 8},
+              {"128x128_k5", 128, 5, 2, 8},   {"128x64", 64, 1, 3, 8},        {"128x64_k2", 64, 2, 3, 8},
+              {"128x64_k4", 64, 4, 3, 8},     {"128x64_b4", 64, 1, 4, 8},     {"128x64_b4_k4", 64, 4, 4, 8},
+              {"128x64_b4_k5", 64, 5, 4, 8},
+              {"128x128_t16", 128, 1, 2, 16}, {"128x128_t16_k4", 128, 4, 2, 16}, {"128x128_t16_k5", 128, 5, 2, 16}};
 #define N_PAIRED (int)(sizeof PAIRED / sizeof PAIRED[0])
 static_assert(N_PAIRED == CNN_OURS10_TILES, "cnn_fast.h's CNN_OURS10_TILES counts the rows of PAIRED");
 
@@ -239,7 +244,7 @@ extern "C" int cnn_supports_ours10(const cnn_shape *s)
 {
     const int K = s->C * s->R * s->S, steps = (K + PBK - 1) / PBK * PBK;
     return (double)s->M * s->N * s->H * s->W > 524288.0 && s->R * s->S <= 32 && K % 4 == 0 && cnn_ladder_fits(s) &&
-           (size_t)paired_smem_optin() >= paired_shape<128, 128, 4, 2>::smem(steps);
+           (size_t)paired_smem_optin() >= paired_shape<128, 128, 4, 2, 8>::smem(steps);
 }
 
 extern "C" size_t cnn_workspace_ours10(const cnn_shape *s, int tile)
@@ -250,22 +255,22 @@ extern "C" size_t cnn_workspace_ours10(const cnn_shape *s, int tile)
     return used > 2 ? (size_t)used * s->N * s->M * s->H * s->W * sizeof(float) : 0;
 }
 
-template <int BM, int BN, int STAGES, int BLOCKS>
+template <int BM, int BN, int STAGES, int BLOCKS, int TN>
 static void paired_launch(const cnn_launch_args *a, float *out, dim3 grid, int per, size_t ny, int add,
                           cudaStream_t st)
 {
-    typedef paired_shape<BM, BN, STAGES, BLOCKS> shape;
+    typedef paired_shape<BM, BN, STAGES, BLOCKS, TN> shape;
     const size_t smem = shape::smem(per);
     static size_t opted_in; /* above 48 KiB of dynamic shared memory a kernel must ask for it */
     if (smem > opted_in) {
-        GL_CHECK(cudaFuncSetAttribute(paired_gemm<BM, BN, STAGES, BLOCKS>,
+        GL_CHECK(cudaFuncSetAttribute(paired_gemm<BM, BN, STAGES, BLOCKS, TN>,
                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
         /* all of the SM's unified memory as shared: the BLOCKS blocks' stages, not L1, decide */
-        GL_CHECK(cudaFuncSetAttribute(paired_gemm<BM, BN, STAGES, BLOCKS>,
+        GL_CHECK(cudaFuncSetAttribute(paired_gemm<BM, BN, STAGES, BLOCKS, TN>,
                                       cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
     }
     opted_in = smem > opted_in ? smem : opted_in;
-    paired_gemm<BM, BN, STAGES, BLOCKS><<<grid, shape::THREADS, smem, st>>>(a->x, a->w, out, a->s, per,
+    paired_gemm<BM, BN, STAGES, BLOCKS, TN><<<grid, shape::THREADS, smem, st>>>(a->x, a->w, out, a->s, per,
                                                                             add ? 0 : ny, add);
     GL_CHECK_LAUNCH();
 }
@@ -283,9 +288,10 @@ extern "C" cnn_status cnn_launch_ours10(const cnn_launch_args *a, cudaStream_t s
     if (add) GL_CHECK(cudaMemsetAsync(a->y, 0, ny * sizeof(float), st)); /* the atomics' zero */
     float *out = used > 2 ? (float *)a->workspace : a->y;
     const dim3 grid((P + bn - 1) / bn, (s->M + 127) / 128, used);
-    if (bn == 128) paired_launch<128, 128, 4, 2>(a, out, grid, per, ny, add, st);
-    else if (PAIRED[tile].blocks == 4) paired_launch<128, 64, 3, 4>(a, out, grid, per, ny, add, st);
-    else paired_launch<128, 64, 4, 3>(a, out, grid, per, ny, add, st);
+    if (PAIRED[tile].tn == 16) paired_launch<128, 128, 4, 2, 16>(a, out, grid, per, ny, add, st);
+    else if (bn == 128) paired_launch<128, 128, 4, 2, 8>(a, out, grid, per, ny, add, st);
+    else if (PAIRED[tile].blocks == 4) paired_launch<128, 64, 3, 4, 8>(a, out, grid, per, ny, add, st);
+    else paired_launch<128, 64, 4, 3, 8>(a, out, grid, per, ny, add, st);
     if (used > 2) cnn_sum_splits(out, a->y, ny, used, st);
     return CNN_OK;
 }
