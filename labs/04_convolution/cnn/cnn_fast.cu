@@ -101,7 +101,7 @@ template <int BM, int BN, bool VEC_X> struct fast_loader {
     }
 };
 
-/* The lane layout of ours7's multiply (multiply_8x8, cnn_pipe.cuh). Warp (wm, wn) owns a 64 x 32
+/* The lane layout of ours7's multiply (multiply_8xn, cnn_pipe.cuh). Warp (wm, wn) owns a 64 x 32
  * sub-tile; lane (lm = lane % 8, ln = lane / 8) owns rows lm + 8 i (i = 0..7) and columns
  * ln 4 + 0..3, 16 + ln 4 + 0..3. As is read as float4 along k: the 8 lanes of a quarter-warp read rows r..r+7, 80 bytes apart,
  * which start in banks 0, 20, 8, 28, 16, 4, 24, 12: all 32 banks once, no conflict (rows of 16
@@ -179,7 +179,7 @@ static __global__ void __launch_bounds__(BM * BN / 64, 512 / (BM * BN / 64))
             L.copy(sm, kt, d, x, w, (s + FSTAGES - 1) % FSTAGES, (s + 2) % 4, k_begin + (s + 2) * FBK, k_end, m0,
                    vec_w);
         copy_commit(); /* an empty group at the end keeps the count of copy_wait */
-        multiply_8x8<FBK, A_LD, BN, 8, 16>(sm.a[s % FSTAGES], sm.b[s % FSTAGES], row0, col0, acc);
+        multiply_8xn<FBK, A_LD, BN, 8, 16, 8>(sm.a[s % FSTAGES], sm.b[s % FSTAGES], row0, col0, acc);
     }
     fast_store<BM, BN>(out + blockIdx.z * split_stride, d, m0, p0, row0, col0, acc);
 }

@@ -25,7 +25,8 @@ int cnn_supports_ours9(const cnn_shape *s);
 cnn_status cnn_launch_ours9(const cnn_launch_args *a, cudaStream_t st);
 const char *cnn_tile_name_ours9(int tile);
 
-#define CNN_OURS10_TILES 7 /* tile shape x split-K configurations of ours10_paired_lanes (cnn_paired.cu) */
+/* tile shape x blocks per SM x split-K configurations of ours10_paired_lanes (cnn_paired.cu) */
+#define CNN_OURS10_TILES 13
 int cnn_supports_ours10(const cnn_shape *s);
 cnn_status cnn_launch_ours10(const cnn_launch_args *a, cudaStream_t st);
 size_t cnn_workspace_ours10(const cnn_shape *s, int tile);

@@ -1,6 +1,6 @@
 /* cnn_pipe.cuh - Lab 04, part 2: the pieces the cp.async SIMT pipelines of ours7_fast (cnn_fast.cu),
  * ours9_sliced_k (cnn_sliced.cu) and ours10_paired_lanes (cnn_paired.cu) share: the global ->
- * shared copies, and the 8 x 8 per thread multiply of one slice (ours7, ours10).
+ * shared copies, and the 8 x TN per thread multiply of one slice (ours7, ours10).
  *
  * The copies. On sm_80+ a copy is a cp.async that bypasses the registers; !ok writes
  * zeros without reading (padding, rows past M or K). On sm_75 the same copy goes through the
@@ -38,13 +38,13 @@ template <int pending> static __device__ __forceinline__ void copy_wait(void)
 #endif
 }
 
-/* 8 x 8 outputs per thread from one slice of BK k: the thread's rows are row0 + RSTEP i (i =
+/* 8 x TN outputs per thread from one slice of BK k: the thread's rows are row0 + RSTEP i (i =
  * 0..7) of a[m][k] (the weights as they lie, read as float4 along k: 8 reads per 4 k), its
- * columns col0 + 0..3 and col0 + CHALF + 0..3 of b[k][p] (im2col, read as float4 along p: 2 reads
- * per k). Per 4 k: 16 LDS.128 for 256 FFMA. */
-template <int BK, int LDA, int BN, int RSTEP, int CHALF>
-static __device__ __forceinline__ void multiply_8x8(const float (*a)[LDA], const float (*b)[BN], int row0, int col0,
-                                                    float (&acc)[8][8])
+ * columns col0 + CSTEP g + 0..3 (g < TN / 4) of b[k][p] (im2col, read as float4 along p: TN / 4
+ * reads per k). Per 4 k: 8 + TN LDS.128 for 32 TN FFMA (TN 8: 16 for 256; TN 16: 24 for 512). */
+template <int BK, int LDA, int BN, int RSTEP, int CSTEP, int TN>
+static __device__ __forceinline__ void multiply_8xn(const float (*a)[LDA], const float (*b)[BN], int row0, int col0,
+                                                    float (&acc)[8][TN])
 {
 #pragma unroll
     for (int kq = 0; kq < BK; kq += 4) {
@@ -53,13 +53,17 @@ static __device__ __forceinline__ void multiply_8x8(const float (*a)[LDA], const
         for (int i = 0; i < 8; i++) av[i] = *(const float4 *)&a[row0 + RSTEP * i][kq];
 #pragma unroll
         for (int kk = 0; kk < 4; kk++) {
-            const float4 b0 = *(const float4 *)&b[kq + kk][col0], b1 = *(const float4 *)&b[kq + kk][col0 + CHALF];
-            const float bv[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+            float bv[TN];
+#pragma unroll
+            for (int g = 0; g < TN / 4; g++) {
+                const float4 bg = *(const float4 *)&b[kq + kk][col0 + CSTEP * g];
+                bv[4 * g] = bg.x, bv[4 * g + 1] = bg.y, bv[4 * g + 2] = bg.z, bv[4 * g + 3] = bg.w;
+            }
 #pragma unroll
             for (int i = 0; i < 8; i++) {
                 const float ai = kk == 0 ? av[i].x : kk == 1 ? av[i].y : kk == 2 ? av[i].z : av[i].w;
 #pragma unroll
-                for (int j = 0; j < 8; j++) acc[i][j] = fmaf(ai, bv[j], acc[i][j]);
+                for (int j = 0; j < TN; j++) acc[i][j] = fmaf(ai, bv[j], acc[i][j]);
             }
         }
     }
