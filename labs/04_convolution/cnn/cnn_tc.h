@@ -61,6 +61,11 @@ int cnn_supports_bf16_wgmma(const cnn_shape *s);
 size_t cnn_workspace_bf16_wgmma(const cnn_shape *s, int tile);
 cnn_status cnn_launch_bf16_wgmma(const cnn_launch_args *a, cudaStream_t st);
 const char *cnn_tile_name_bf16_wgmma(int tile);
+/* ours_bf16_wgmma2: the same kernel with one wgmma group in flight across the k-tile barrier
+ * (copies STAGES - 2 tiles ahead); mma3's tiles plus 128x256 and 128x128 with 5 stages. */
+#define CNN_WGMMA2_TILES 9
+cnn_status cnn_launch_bf16_wgmma2(const cnn_launch_args *a, cudaStream_t st);
+const char *cnn_tile_name_bf16_wgmma2(int tile);
 void cnn_to_bf16(const float *src, void *dst, size_t n, cudaStream_t st);   /* round to nearest even */
 void cnn_from_bf16(const void *src, float *dst, size_t n, cudaStream_t st); /* exact */
 

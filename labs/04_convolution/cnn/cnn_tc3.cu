@@ -149,12 +149,14 @@ static __global__ void tc3_w_to_rsc(const u16 *w, u16 *wp, int M, int C, int RS,
 
 /* ---------------- host side ---------------- */
 
-/* The autotuner's configurations (the mma3 rows: the first CNN_TC3_TILES; ours_bf16_wgmma: all
- * CNN_WGMMA_TILES): tile t is 128 x 128 for t < 3, 128 x 64 for t < 6, split along K into
- * 1 << t % 3 parts; 128 x 256 whole (wgmma only). */
-static const char *const TILE_NAMES[CNN_WGMMA_TILES] = {"128x128", "128x128_k2", "128x128_k4", "128x64",
-                                                        "128x64_k2", "128x64_k4", "128x256"};
-static int tile_splits(int tile) { return tile >= 0 && tile < CNN_TC3_TILES ? 1 << tile % 3 : 1; }
+/* The autotuner's configurations (the mma3 rows: the first CNN_TC3_TILES; ours_bf16_wgmma: the
+ * first CNN_WGMMA_TILES; ours_bf16_wgmma2: all): tile t is 128 x 128 for t < 3, 128 x 64 for t < 6,
+ * split along K into 1 << t % 3 parts; 128 x 256 whole (wgmma only); 128 x 128 with 5 stages
+ * whole or split in 2 (wgmma2 only). */
+static const char *const TILE_NAMES[CNN_WGMMA2_TILES] = {"128x128", "128x128_k2", "128x128_k4", "128x64", "128x64_k2",
+                                                         "128x64_k4", "128x256", "128x128_s5", "128x128_s5_k2"};
+static const int TILE_SPLITS[CNN_WGMMA2_TILES] = {1, 2, 4, 1, 2, 4, 1, 1, 2};
+static int tile_splits(int tile) { return tile >= 0 && tile < CNN_WGMMA2_TILES ? TILE_SPLITS[tile] : 1; }
 
 extern "C" const char *cnn_tile_name_tc3(int tile)
 {
@@ -185,13 +187,18 @@ extern "C" size_t cnn_workspace_bf16_mma3(const cnn_shape *s, int tile)
     return cnn_bf16_bytes(s) + aligned256(xp_count(s) * 2) + aligned256(wp_count(s) * 2) + partial;
 }
 
-/* ours_bf16_wgmma's host side (its kernels: cnn_wgmma.cu, or the stub without an sm_90a build):
- * mma3's workspace, prepare hook and tiles (plus 128x256). */
+/* The wgmma rows' host side (their kernels: cnn_wgmma.cu, or the stub without an sm_90a build):
+ * mma3's workspace, prepare hook and tiles (plus 128x256; wgmma2 also 128x128 with 5 stages). */
 extern "C" size_t cnn_workspace_bf16_wgmma(const cnn_shape *s, int tile) { return cnn_workspace_bf16_mma3(s, tile); }
 
 extern "C" const char *cnn_tile_name_bf16_wgmma(int tile)
 {
     return tile >= 0 && tile < CNN_WGMMA_TILES ? TILE_NAMES[tile] : "?";
+}
+
+extern "C" const char *cnn_tile_name_bf16_wgmma2(int tile)
+{
+    return tile >= 0 && tile < CNN_WGMMA2_TILES ? TILE_NAMES[tile] : "?";
 }
 
 /* wgmma exists on compute capability 9.0 only, in an sm_90a build only: said once where absent. */
@@ -206,7 +213,7 @@ extern "C" int cnn_supports_bf16_wgmma(const cnn_shape *s)
         GL_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
         known = major == 9 && minor == 0 && cnn_wgmma_built();
         if (!known)
-            printf("note: cnn: ours_bf16_wgmma (wgmma) needs %s: left out\n",
+            printf("note: cnn: ours_bf16_wgmma, ours_bf16_wgmma2 (wgmma) need %s: left out\n",
                    cnn_wgmma_built() ? "a GPU of compute capability 9.0" : "an sm_90a build (90 in -Dcuda-arch)");
     }
     return known;

@@ -119,6 +119,10 @@ static const cnn_variant_row ROWS[] = {
      "shared memory by descriptor, 128xBN tiles, 3-4 stages", CNN_BF16, CNN_ROLE_OURS, cnn_launch_bf16_wgmma,
      cnn_workspace_bf16_wgmma, cnn_supports_bf16_wgmma, NULL, CNN_WGMMA_TILES, cnn_tile_name_bf16_wgmma, NULL, NULL,
      cnn_bf16_mma3_prepare},
+    {"ours_bf16_wgmma2", "ours_bf16_wgmma pipelined: one wgmma group left running across the k-tile barrier "
+     "(wait_group 1), copies STAGES-2 tiles ahead into stages whose MMAs are complete", CNN_BF16, CNN_ROLE_OURS,
+     cnn_launch_bf16_wgmma2, cnn_workspace_bf16_wgmma, cnn_supports_bf16_wgmma, NULL, CNN_WGMMA2_TILES,
+     cnn_tile_name_bf16_wgmma2, NULL, NULL, cnn_bf16_mma3_prepare},
 };
 
 int cnn_variant_count(void) { return (int)(sizeof ROWS / sizeof ROWS[0]); }

@@ -1,4 +1,4 @@
-/* cnn_wgmma.cu - Lab 04, part 2: ours_bf16_wgmma, the channels-last implicit GEMM of
+/* cnn_wgmma.cu - Lab 04, part 2: ours_bf16_wgmma and ours_bf16_wgmma2, the channels-last implicit GEMM of
  * ours_bf16_mma3 on Hopper's warpgroup MMA. Built for sm_90a only (meson: a separate nvcc call);
  * the row runs on compute capability 9.0 only, the mma.sync rows stay the path everywhere else.
  *
@@ -29,6 +29,11 @@
  *   - the accumulators: thread l of warp w holds for row 16 w + l / 4 (+ 8) and columns 8 j + 2 (l % 4)
  *     (+ 1) the same quadruple as an m16n8 mma.sync tile, so mma3's staged epilogue, split-K partial
  *     sums and deterministic reduce are reused as they are.
+ * ours_bf16_wgmma2 (IN_FLIGHT = 1) is the same kernel without the drain: wait_group 1 leaves the
+ * k-tile's group running across the next barrier, so the tensor cores always have the next group
+ * queued behind the running one. The price is one more stage in use: a stage can be refilled only
+ * once the group reading it is known complete in BOTH warpgroups, which after the barrier of k-tile
+ * i is tile i - 2's, so the copies go STAGES - 2 tiles ahead (3 to 5 stages, see launch_pipelined).
  * Error bound: the BF16 class's (the same rounded x and w; any summation order). */
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
@@ -86,9 +91,10 @@ WG_MMA(256, WG_R60 WG_R10(6) WG_R10(7) WG_R10(8) WG_R10(9) WG_R10(10) WG_R10(11)
 #undef WG_MMA
 
 static __device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-static __device__ __forceinline__ void wg_commit_and_wait()
+/* Close this k-tile's wgmma group, then wait until at most IN_FLIGHT groups are still running. */
+template <int IN_FLIGHT> static __device__ __forceinline__ void wg_commit_and_wait()
 {
-    asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned %0;\n" ::"n"(IN_FLIGHT) : "memory");
 }
 
 /* One k-tile (k0 .. k0 + 63) into a stage: thread tid copies 16-byte chunk tid % 8 of rows
@@ -120,12 +126,19 @@ static __device__ __forceinline__ void wg_load_tile(const bf16 *xp, const bf16 *
 #endif
 
 /* Lesson: the channels-last implicit GEMM on wgmma; see the file comment. Block 128 x BN, 8 warps
- * (two warpgroups: rows 0-63, 64-127); blockIdx.z is the K part (split-K: FP32 partial sums). */
-template <int BN, int STAGES, int MIN_BLOCKS>
+ * (two warpgroups: rows 0-63, 64-127); blockIdx.z is the K part (split-K: FP32 partial sums).
+ * IN_FLIGHT: wgmma groups left running at the end of a k-tile, 0 (ours_bf16_wgmma: drained) or 1
+ * (ours_bf16_wgmma2). The copies go DIST = STAGES - 1 - IN_FLIGHT tiles ahead: after the barrier
+ * of k-tile i every thread has passed k-tile i - 1's wait_group IN_FLIGHT, so the groups of tiles
+ * up to i - 1 - IN_FLIGHT are complete in both warpgroups and only their stages may be refilled;
+ * tiles i - IN_FLIGHT .. i + DIST - 1 (being read or landing) occupy the other STAGES - 1. */
+template <int BN, int STAGES, int MIN_BLOCKS, int IN_FLIGHT>
 static __global__ void __launch_bounds__(WG_THREADS, MIN_BLOCKS)
     wg_conv(const bf16 *xp, const bf16 *wp, bf16 *y, float *partial, tc3_dims d)
 {
 #if WG_BUILT
+    enum { DIST = STAGES - 1 - IN_FLIGHT };
+    static_assert(DIST >= 1, "a copy distance of at least one tile");
     typedef wg_smem<BN, STAGES> L;
     extern __shared__ __align__(128) unsigned char wg_shared[];
     unsigned char *As = wg_shared, *Bs = wg_shared + STAGES * L::A_STAGE;
@@ -139,17 +152,17 @@ static __global__ void __launch_bounds__(WG_THREADS, MIN_BLOCKS)
     wg_load_tile<BN>(xp, wp, As + (i) % STAGES * L::A_STAGE, Bs + (i) % STAGES * L::B_STAGE, b.m0, \
                      (b.kt0 + (i)) * WG_BK, pix_off, kp, d, tid)
 #pragma unroll
-    for (int i = 0; i < STAGES - 1; i++) {
+    for (int i = 0; i < DIST; i++) {
         if (i < nk) WG_LOAD_TILE(i);
         asm volatile("cp.async.commit_group;\n" ::); /* one group per tile, empty or not */
     }
     float acc[1][BN / 8][4] = {};
     float(&d_regs)[BN / 2] = *reinterpret_cast<float(*)[BN / 2]>(&acc[0][0][0]);
     for (int i = 0; i < nk; i++) {
-        asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2)); /* tile i landed (this thread's) */
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(DIST - 1)); /* tile i landed (this thread's) */
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); /* ... visible to wgmma's proxy */
-        __syncthreads(); /* everyone's; and stage (i - 1) % STAGES is free: its wgmma were drained */
-        if (i + STAGES - 1 < nk) WG_LOAD_TILE(i + STAGES - 1);
+        __syncthreads(); /* everyone's; and tile i - 1 - IN_FLIGHT's wgmma are complete in both warpgroups */
+        if (i + DIST < nk) WG_LOAD_TILE(i + DIST); /* into stage (i - 1 - IN_FLIGHT) % STAGES */
         asm volatile("cp.async.commit_group;\n" ::);
         const unsigned as = smem_u32(As + i % STAGES * L::A_STAGE) + wg_row * 16;
         const unsigned bs = smem_u32(Bs + i % STAGES * L::B_STAGE);
@@ -157,9 +170,12 @@ static __global__ void __launch_bounds__(WG_THREADS, MIN_BLOCKS)
 #pragma unroll
         for (int ks = 0; ks < WG_BK / 16; ks++) /* k 16 ks..: chunks 2 ks, 2 ks + 1 */
             wgmma_bf16(d_regs, wg_desc(as + 2 * ks * L::A_CS, L::A_CS), wg_desc(bs + 2 * ks * L::B_CS, L::B_CS));
-        wg_commit_and_wait();
+        wg_commit_and_wait<IN_FLIGHT>();
     }
 #undef WG_LOAD_TILE
+    if (IN_FLIGHT) asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); /* the last groups */
+#pragma unroll
+    for (int r = 0; r < BN / 2; r++) asm volatile("" : "+f"(d_regs[r])::"memory"); /* read d after the wait */
     asm volatile("cp.async.wait_group 0;\n" ::);
     __syncthreads(); /* the pipeline buffers become the output tile */
     store_tile_staged<bf16, WG_BM, BN, WG_THREADS, 1, BN / 8>((float *)wg_shared, acc, b.wm0, 0, b.lane, tid, b.m0,
@@ -172,29 +188,59 @@ static __global__ void __launch_bounds__(WG_THREADS, MIN_BLOCKS)
 
 extern "C" int cnn_wgmma_built(void) { return 1; }
 
-template <int BN, int STAGES, int MIN_BLOCKS> static void launch_wg(const tc3_call &c, cudaStream_t st)
+template <int BN, int STAGES, int MIN_BLOCKS, int IN_FLIGHT> static void launch_wg(const tc3_call &c, cudaStream_t st)
 {
     const int bytes = wg_smem<BN, STAGES>::BYTES;
     static int ready;
-    tc3_smem_opt_in((const void *)wg_conv<BN, STAGES, MIN_BLOCKS>, bytes, &ready);
+    tc3_smem_opt_in((const void *)wg_conv<BN, STAGES, MIN_BLOCKS, IN_FLIGHT>, bytes, &ready);
     dim3 grid((c.d.P + BN - 1) / BN, (c.d.M + WG_BM - 1) / WG_BM, c.d.splits);
-    wg_conv<BN, STAGES, MIN_BLOCKS><<<grid, WG_THREADS, bytes, st>>>((const bf16 *)c.xp, (const bf16 *)c.wp,
-                                                                    (bf16 *)c.y16, c.partial, c.d);
+    wg_conv<BN, STAGES, MIN_BLOCKS, IN_FLIGHT><<<grid, WG_THREADS, bytes, st>>>(
+        (const bf16 *)c.xp, (const bf16 *)c.wp, (bf16 *)c.y16, c.partial, c.d);
     GL_CHECK_LAUNCH();
 }
 
-/* The convolution on xp and wp (mma3's prepare hook), y16 = BF16 y, then y as float (timed).
- * Tiles (cnn_tile_name_bf16_wgmma): 128 x 128 (3 stages, 2 blocks per SM) for t < 3, 128 x 64
- * (3 stages, 3 per SM) for t < 6, split-K 1 << t % 3; 128 x 256 (4 stages, 1 per SM) whole. */
-extern "C" cnn_status cnn_launch_bf16_wgmma(const cnn_launch_args *a, cudaStream_t st)
+/* The tiles of ours_bf16_wgmma (cnn_tile_name_bf16_wgmma), drained every k-tile: 128 x 128
+ * (3 stages, 2 blocks per SM) for t < 3, 128 x 64 (3 stages, 3 per SM) for t < 6, split-K
+ * 1 << t % 3; 128 x 256 (4 stages, 1 per SM) whole. */
+static void launch_drained(const tc3_call &c, int tile, cudaStream_t st)
+{
+    if (tile < 3) launch_wg<128, 3, 2, 0>(c, st);
+    else if (tile < 6) launch_wg<64, 3, 3, 0>(c, st);
+    else launch_wg<256, 4, 1, 0>(c, st);
+}
+
+/* The tiles of ours_bf16_wgmma2 (cnn_tile_name_bf16_wgmma2), one wgmma group in flight, copies
+ * STAGES - 2 tiles ahead: 128 x 128, 3 stages (copy distance 1, 2 blocks per SM) for t < 3;
+ * 128 x 64, 4 stages (distance 2, 2 per SM) for t < 6, split-K 1 << t % 3; 128 x 256, 4 stages
+ * (distance 2, 1 per SM) for t = 6; 128 x 128, 5 stages (distance 3, 1 per SM) whole and split in
+ * 2 for t = 7, 8. */
+static void launch_pipelined(const tc3_call &c, int tile, cudaStream_t st)
+{
+    if (tile < 3) launch_wg<128, 3, 2, 1>(c, st);
+    else if (tile < 6) launch_wg<64, 4, 2, 1>(c, st);
+    else if (tile == 6) launch_wg<256, 4, 1, 1>(c, st);
+    else launch_wg<128, 5, 1, 1>(c, st);
+}
+
+/* The convolution on xp and wp (mma3's prepare hook), y16 = BF16 y, then y as float (timed). */
+static cnn_status wg_forward(const cnn_launch_args *a, int n_tiles,
+                             void (*launch)(const tc3_call &, int, cudaStream_t), cudaStream_t st)
 {
     tc3_call c;
     if (!cnn_supports_bf16_wgmma(&a->s)) return CNN_ERR_VARIANT;
-    const cnn_status status = tc3_setup(a, CNN_WGMMA_TILES, WG_BK, &c);
+    const cnn_status status = tc3_setup(a, n_tiles, WG_BK, &c);
     if (status != CNN_OK) return status;
-    if (a->tile < 3) launch_wg<128, 3, 2>(c, st);
-    else if (a->tile < 6) launch_wg<64, 3, 3>(c, st);
-    else launch_wg<256, 4, 1>(c, st);
+    launch(c, a->tile, st);
     tc3_finish(a, c, st);
     return CNN_OK;
+}
+
+extern "C" cnn_status cnn_launch_bf16_wgmma(const cnn_launch_args *a, cudaStream_t st)
+{
+    return wg_forward(a, CNN_WGMMA_TILES, launch_drained, st);
+}
+
+extern "C" cnn_status cnn_launch_bf16_wgmma2(const cnn_launch_args *a, cudaStream_t st)
+{
+    return wg_forward(a, CNN_WGMMA2_TILES, launch_pipelined, st);
 }
