@@ -46,7 +46,10 @@
  *     folded into the GEMM after each xi (fmaf with an exact power-of-two coefficient; a zero
  *     coefficient adds an exact 0), the row's parts (1, 2 or 3 blocks) added in wg4_output: a sum of
  *     at most 5 terms in any order and grouping, <= 4 roundings; second stage in wg4_output (sums
- *     of at most 5 terms: <= 4)
+ *     of at most 5 terms: <= 4). ours_wino4x4_nonfused (cnn_winograd4.cu too) computes the same sums another
+ *     way: the GEMM's one FMA chain over C per product (<= C), then both stages in wg4n_output
+ *     with output6 (sums of at most 5 terms, each term through at most 3 roundings: <= 4 per
+ *     stage), the same transforms and coefficients: the same k and the same bound cover it
  * so k = C + 20 and |y - ref| <= gamma_(C+20)(2^-24) * W4, W4 = sum_c |A^T| (|G| |g| |G^T| .* |B^T|
  * |d| |B|) |A| at the output's place in its 4x4 tile, with the exact |coefficients| (products of
  * the (1 + theta) factors of the two operands and of the sums: Higham's Lemma 3.3). W4 itself is

@@ -92,6 +92,10 @@ static const cnn_variant_row ROWS[] = {
      "transform's rows folded in, rows split (tuned)", CNN_FP32, CNN_ROLE_OURS, cnn_launch_winograd4,
      cnn_workspace_winograd4, cnn_supports_winograd, cnn_bound_winograd4, WG4_SPLITS, cnn_tile_name_winograd4, NULL,
      cnn_winograd4_abs_sums, NULL},
+    {"ours_wino4x4_nonfused", "F(4x4,3x3) unfolded: the 36 GEMMs in 128x128 tiles, 8x8 per thread, 3-stage "
+     "cp.async; all 36 products to memory, the whole output transform after (tuned)", CNN_FP32, CNN_ROLE_OURS,
+     cnn_launch_winograd4_nonfused, cnn_workspace_winograd4_nonfused, cnn_supports_winograd, cnn_bound_winograd4,
+     WG4N_TILES, cnn_tile_name_winograd4_nonfused, NULL, cnn_winograd4_abs_sums, NULL},
     {"cudnn_tf32", "the library bar on tensor cores: cuDNN, FP32 tensors, CUDNN_TENSOR_OP_MATH (TF32)", CNN_TF32,
      CNN_ROLE_PEER, cnn_launch_cudnn, NULL, NULL, cnn_bound_tf32_any, 1, tile_name_none, &cnn_cudnn_tf32, NULL, NULL},
     {"ours_tf32_mma", "implicit GEMM on tensor cores: mma.sync m16n8k8 TF32 (x, w rounded in-kernel)", CNN_TF32,

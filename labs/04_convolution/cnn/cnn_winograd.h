@@ -32,6 +32,13 @@ double cnn_bound_winograd_acc(const cnn_shape *s, double wino_sum);
 size_t cnn_workspace_winograd4(const cnn_shape *s, int tile);
 const char *cnn_tile_name_winograd4(int tile);
 cnn_status cnn_launch_winograd4(const cnn_launch_args *a, cudaStream_t st);
+/* ours_wino4x4_nonfused (cnn_winograd4.cu): the same transforms, 36 GEMMs in 128x128 / 64x128 /
+ * 128x64 block tiles (WG4N_TILES configurations), the 36 products through the workspace
+ * (36 (Cp (Mp + Tp) + Mp Tp) floats), the whole output transform after. */
+#define WG4N_TILES 3
+size_t cnn_workspace_winograd4_nonfused(const cnn_shape *s, int tile);
+const char *cnn_tile_name_winograd4_nonfused(int tile);
+cnn_status cnn_launch_winograd4_nonfused(const cnn_launch_args *a, cudaStream_t st);
 /* cnn_bounds.c: gamma_(C+20)(2^-24) wino4_sum, and the F(4x4) magnitude sums wino4_sum of the outputs
  * in index (all when index == NULL): sum over c and the 36 products of |A^T| (|G| |g| |G^T| .*
  * |B^T| |d| |B|) |A| at the output's place in its 4x4 tile. */

@@ -32,6 +32,14 @@ template <int pending> static __device__ __forceinline__ void copies_commit_wait
 #endif
 }
 
+/* Wait until at most `pending` of this thread's committed groups are in flight. */
+template <int pending> static __device__ __forceinline__ void copies_wait(void)
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(pending) : "memory");
+#endif
+}
+
 static __device__ __forceinline__ void copies_commit(void)
 {
 #if __CUDA_ARCH__ >= 800
