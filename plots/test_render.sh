@@ -32,5 +32,9 @@ done
 if [[ -f $fixtures/04_convolution.cnn.csv ]] && grep -q 'no roofline data' "$tmp/04_cnn_roofline.svg"; then
     fail "04_cnn_roofline drew its note, not the data of $fixtures/04_convolution.cnn.csv"
 fi
+# the budget chart must draw every kernel of the budget fixture, NPP's (a quoted field with commas) too
+if [[ -f $fixtures/budget_04_convolution.csv ]] && ! { grep -q 'sizes/NPP' "$tmp/04_budget.svg" && grep -q '>137%<' "$tmp/04_budget.svg"; }; then
+    fail "04_budget did not draw the NPP row (its label, its 137% of the budget) of $fixtures/budget_04_convolution.csv"
+fi
 ((expected > 0)) || fail "no chart expected from $fixtures (no NN_name.csv with a plots/NN_*.gp)"
 echo "PASS: $expected chart files render from $fixtures"
