@@ -45,10 +45,17 @@ headlines() {
       lab == "03_occupancy" && e == "tail" && v == "chunks" { if (!w) w = p + 0; if (p + 0 == w + 1) h3 = $c["ratio"] }
       lab == "04_convolution" && e == "ladder" { t[v] = $c["median_ms"] }
       lab == "04_convolution" && e == "sizes" && p == 16384 { s[v] = $c["median_ms"]; if (v == "W16_DP4A_R8") h2 = $c["pct_of_copy"] }
+      lab == "04_cnn" && e == "cnn" { split(v, a, "@"); m = $c["median_ms"] + 0; if (m <= 0) next
+        if (a[1] == "cudnn") cu[a[2]] = m; if (a[1] == "cudnn_bf16") cb[a[2]] = m
+        if (a[1] ~ /^ours/ && a[1] !~ /tf32|bf16/ && (!(a[2] in best) || m < best[a[2]])) best[a[2]] = m
+        if (a[1] ~ /^ours_bf16/ && a[1] !~ /_t$/ && (!(a[2] in bb) || m < bb[a[2]])) bb[a[2]] = m
+        if (a[1] == "ours10_paired_lanes" && a[2] == "E4") h2 = $c["pct_of_peak"] }
       lab == "05_haar" && e == "sizes" && n == 268435456 && p == 4 { t[v] = $c["median_ms"]; if (v == "single_pass") h2 = $c["pct_of_copy"]; if (v == "single_pass_inv") h3 = $c["pct_of_copy"] }
       END {
         if (lab == "03_occupancy" && t["S2"]) h1 = t["S1"] / t["S2"]
         if (lab == "05_haar" && t["single_pass"]) h1 = t["seed"] / t["single_pass"]
+        if (lab == "04_cnn" && best["E3_N32"]) h1 = cu["E3_N32"] / best["E3_N32"]
+        if (lab == "04_cnn" && bb["E4"]) h3 = cb["E4"] / bb["E4"]
         if (lab == "04_convolution") {
           if (t["CM_CF12_Vec"]) h1 = t["GM"] / t["CM_CF12_Vec"]
           if (s["W16_DP4A_R8"] && s["NPP"]) h3 = s["NPP"] / s["W16_DP4A_R8"]
@@ -57,7 +64,7 @@ headlines() {
       }' "$2"
 }
 
-for lab in 01_coalescing 02_divergence 03_occupancy 04_convolution 05_haar; do
+for lab in 01_coalescing 02_divergence 03_occupancy 04_convolution 04_cnn 05_haar; do
     case $lab in
         01_coalescing) titles=("non-coalesced / coalesced time, 4M" "copy_vec4, % of memcpy" "copy (4-byte loads), % of memcpy")
                        seed=("Tesla K40" 52.3 "" "") ;;
@@ -67,14 +74,18 @@ for lab in 01_coalescing 02_divergence 03_occupancy 04_convolution 05_haar; do
                       seed=("Tesla K40" 1.04 "" "") ;;
         04_convolution) titles=("3072^2: GM time / CM_CF12_Vec time" "16384^2, best rung: % of memcpy" "16384^2: NPP time / best rung time")
                         seed=("GTX 1660 Ti" 3.22 "" "") ;;
+        04_cnn) titles=("E3 batch 32: cuDNN FP32 time / best FP32 ours time" "E4: ours10 (direct FP32), % of the FP32 peak" "E4: cuDNN BF16 time / best BF16 ours time")
+                seed=("RTX 3060" "" "" "") ;;  # the seed timed other kernels: no comparable figure
         05_haar) titles=("16384^2, 4 levels: seed rung time / single pass time" "single pass: % of memcpy (8 bytes/pixel)" "single-pass inverse: % of memcpy")
                  seed=("GTX 780" "" "" "") ;;  # the seed published no comparable figure
     esac
-    dat=$out/${lab%%_*}_compare.dat
+    name=${lab%%_*} file=$lab
+    [[ $lab == 04_cnn ]] && name=04_cnn file=04_convolution.cnn  # part 2 of Lab 04 has its own CSV
+    dat=$out/${name}_compare.dat
     : >"$dat"
     rows=0
     for f in "${folders[@]}"; do
-        csv=$f/$lab.csv
+        csv=$f/$file.csv
         [[ -f $csv ]] || continue
         gpu=$(sed -n 's/^# gpu=//p' "$csv" | head -1 | sed 's/NVIDIA //; s/ 80GB HBM3//')
         mapfile -t v < <(headlines "$lab" "$csv")
@@ -85,11 +96,11 @@ for lab in 01_coalescing 02_divergence 03_occupancy 04_convolution 05_haar; do
     [[ -n ${seed[1]}${seed[2]}${seed[3]} ]] &&
         printf '"%s (seed document)"\t%s\t%s\t%s\n' "${seed[0]}" "${seed[1]:-NaN}" "${seed[2]:-NaN}" "${seed[3]:-NaN}" >>"$dat"
     for fmt in png svg; do
-        chart=$out/${lab%%_*}_compare
+        chart=$out/${name}_compare
         err=$("$gnuplot" -e "set loadpath '$root/plots'; out='$chart'; fmt='$fmt'; dat='$dat'; lab='$lab'" \
             -e "t1='${titles[0]}'; t2='${titles[1]}'; t3='${titles[2]}'" "$root/plots/compare.gp" 2>&1) ||
             die "gnuplot failed on $dat:"$'\n'"$err"
         [[ -s $chart.$fmt ]] || die "no $chart.$fmt written"
     done
-    echo "$lab: $rows GPU folder(s) -> $out/${lab%%_*}_compare.png"
+    echo "$lab: $rows GPU folder(s) -> $out/${name}_compare.png"
 done
