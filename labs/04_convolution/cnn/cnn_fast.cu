@@ -266,12 +266,12 @@ template <int N> static __device__ __forceinline__ void halve(float *v, int lane
  * of a row; its x loads: one tap of 32 (c, r, s) per pixel, from L1/L2, x is small here) and keeps
  * all TM TP partial sums. Five reduce-scatter steps leave lane l with the warp's sums of outputs
  * l V / 32 ..; the warps' sums meet in shared memory and V threads write y. No workspace. */
-template <int TM, int TP> static __global__ void __launch_bounds__(256) small_direct(const float *x, const float *w,
+template <int TM, int TP> static __global__ void __launch_bounds__(512) small_direct(const float *x, const float *w,
                                                                                       float *y, cnn_shape d)
 {
     const int V = TM * TP; /* 32 or 64 */
     __shared__ int pix_base[TP], pix_oy[TP], pix_ox[TP];
-    __shared__ float part[8][V];
+    __shared__ float part[16][V]; /* a partial sum per warp: 512 threads at most */
     const int K = d.C * d.R * d.S, hw = d.H * d.W, P = d.N * hw, rs = d.R * d.S, t = threadIdx.x, lane = t % 32;
     const int m0 = blockIdx.y * TM, p0 = blockIdx.x * TP;
     if (t < TP) {
@@ -316,12 +316,16 @@ template <int TM, int TP> static __global__ void __launch_bounds__(256) small_di
     }
 }
 
-/* Output tile (TM x TP) and threads per block: the autotuner's choices. */
+/* Output tile (TM x TP) and threads per block: the autotuner's choices. The last three are for
+ * T3A (M 256, 49 pixels, K 832; 852 KB of weights): 16x4_t256 has 208 blocks of 8 warps (2 per
+ * SM by registers: one wave) and 3.25 k per thread (16x4_t128: 6.5); 8x4_t512 416 blocks of 16
+ * warps and 1.6 k per thread; 8x8_t256 224 blocks, each weight read by 7 pixel tiles, not 13. */
 static const struct {
     const char *name;
     int tm, tp, threads;
 } SMALL[] = {{"8x4_t256", 8, 4, 256},  {"8x4_t128", 8, 4, 128},  {"4x8_t128", 4, 8, 128}, {"8x8_t128", 8, 8, 128},
-             {"8x8_t64", 8, 8, 64},    {"16x4_t128", 16, 4, 128}, {"4x16_t128", 4, 16, 128}, {"16x4_t64", 16, 4, 64}};
+             {"8x8_t64", 8, 8, 64},    {"16x4_t128", 16, 4, 128}, {"4x16_t128", 4, 16, 128}, {"16x4_t64", 16, 4, 64},
+             {"16x4_t256", 16, 4, 256}, {"8x4_t512", 8, 4, 512}, {"8x8_t256", 8, 8, 256}};
 #define N_SMALL (int)(sizeof SMALL / sizeof SMALL[0])
 static_assert(N_SMALL == CNN_OURS8_TILES, "cnn_fast.h's CNN_OURS8_TILES counts the rows of SMALL");
 

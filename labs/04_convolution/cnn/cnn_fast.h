@@ -1,7 +1,8 @@
 /* cnn_fast.h - Lab 04, part 2: the fast direct rungs of the FP32 ladder: ours7_fast (the tuned
  * GEMM) and ours8_small (the small-layer path) in cnn_fast.cu, ours9_sliced_k (split-K inside the
- * block) in cnn_sliced.cu, ours10_paired_lanes (the large layers) in cnn_paired.cu, and the two
- * helpers of cnn_ladder.cu they share with it. */
+ * block) in cnn_sliced.cu, ours10_paired_lanes (the large layers) in cnn_paired.cu, ours11_cluster_k
+ * (split-K across a thread-block cluster) in cnn_cluster.cu, and the two helpers of cnn_ladder.cu
+ * they share with it. */
 #ifndef CNN_FAST_H
 #define CNN_FAST_H
 
@@ -15,15 +16,22 @@ cnn_status cnn_launch_ours7(const cnn_launch_args *a, cudaStream_t st);
 size_t cnn_workspace_ours7(const cnn_shape *s, int tile);
 const char *cnn_tile_name_ours7(int tile);
 
-#define CNN_OURS8_TILES 8 /* output tile x threads per block configurations of ours8_small */
+#define CNN_OURS8_TILES 11 /* output tile x threads per block configurations of ours8_small */
 int cnn_supports_ours8(const cnn_shape *s);
 cnn_status cnn_launch_ours8(const cnn_launch_args *a, cudaStream_t st);
 const char *cnn_tile_name_ours8(int tile);
 
-#define CNN_OURS9_TILES 8 /* block tile x warp groups configurations of ours9_sliced_k (cnn_sliced.cu) */
+#define CNN_OURS9_TILES 10 /* block tile x warp groups configurations of ours9_sliced_k (cnn_sliced.cu) */
 int cnn_supports_ours9(const cnn_shape *s);
 cnn_status cnn_launch_ours9(const cnn_launch_args *a, cudaStream_t st);
 const char *cnn_tile_name_ours9(int tile);
+
+/* block tile x warp groups x cluster size configurations of ours11_cluster_k (cnn_cluster.cu);
+ * supports: ours9's rule on a GPU (cc 9.0+) and build (sm_90 code) with thread-block clusters */
+#define CNN_OURS11_TILES 8
+int cnn_supports_ours11(const cnn_shape *s);
+cnn_status cnn_launch_ours11(const cnn_launch_args *a, cudaStream_t st);
+const char *cnn_tile_name_ours11(int tile);
 
 /* tile shape x blocks per SM x split-K configurations of ours10_paired_lanes (cnn_paired.cu) */
 #define CNN_OURS10_TILES 13

@@ -81,6 +81,9 @@ static const cnn_variant_row ROWS[] = {
      "in 2 clocks, not 4); 4-stage cp.async, im2col table + tap mask; tuned", CNN_FP32, CNN_ROLE_OURS,
      cnn_launch_ours10, cnn_workspace_ours10, cnn_supports_ours10, NULL, CNN_OURS10_TILES, cnn_tile_name_ours10,
      NULL, NULL, NULL},
+    {"ours11_cluster_k", "sub-wave layers: split-K across a thread-block cluster (sm_90), the partial tiles summed "
+     "through distributed shared memory: one pass, no workspace, no atomics; tuned", CNN_FP32, CNN_ROLE_OURS,
+     cnn_launch_ours11, NULL, cnn_supports_ours11, NULL, CNN_OURS11_TILES, cnn_tile_name_ours11, NULL, NULL, NULL},
     {"ours_wino2x2", "Winograd F(2x2,3x3): 16 batched GEMMs on transformed tiles, 2.25x fewer multiplications",
      CNN_FP32, CNN_ROLE_OURS, cnn_launch_winograd, cnn_workspace_winograd, cnn_supports_winograd,
      cnn_bound_winograd, 1, tile_name_none, NULL, cnn_winograd_abs_sums, NULL},
