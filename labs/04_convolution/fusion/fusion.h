@@ -41,10 +41,11 @@ typedef enum { MED_SCALAR, MED_VECTOR, MED_SHARED, MED_BEST, MED_DPX, MED_DPX_R4
  * the same in two strips (BK_FUSED_STRIPS), with 16 pixels per lane (BK_FUSED_S16) and a leaner
  * sobel and store (BK_FUSED_LEAN; _LEAN_A6: 6 rows loaded ahead; _LEAN_R192: 192-row strips;
  * rolling_budget.cu); pixel-wise:
- * BK_FUSED_W8 (the first) or BK_FUSED_DPX */
+ * BK_FUSED_W8 (the first), BK_FUSED_DPX, or (pixel-wise only) BK_FUSED_PAIR and _PAIR32 (two pixels
+ * an instruction, 16 or 32 pixels a thread) */
 typedef enum {
     BK_FUSED_W8, BK_FUSED_W16, BK_FUSED_DPX, BK_FUSED_STRIPS, BK_FUSED_S16, BK_FUSED_LEAN, BK_FUSED_LEAN_A6,
-    BK_FUSED_LEAN_R192, BK_FUSED_KINDS
+    BK_FUSED_LEAN_R192, BK_FUSED_PAIR, BK_FUSED_PAIR32, BK_FUSED_KINDS
 } bk_fused_kind;
 
 typedef struct {
@@ -66,7 +67,7 @@ extern "C" {
 /* pixel.cu: the pixel-wise pipeline */
 const char *px_stage_name(px_stage s);
 void launch_px_stage(px_stage s, const px_args *a, cudaStream_t st);
-void launch_px_fused(const px_args *a, int dpx, cudaStream_t st); /* in: RGBA, out: gray bytes; dpx: issue 20's rung */
+void launch_px_fused(const px_args *a, bk_fused_kind kind, cudaStream_t st); /* in: RGBA, out: gray bytes; W8, DPX, PAIR, PAIR32 */
 /* rolling.cu: the block-based pipeline (rolling kernels) and the median ladder's best rung */
 const char *bk_stage_name(bk_stage s);
 void launch_bk_stage(bk_stage s, const bk_args *a, cudaStream_t st);

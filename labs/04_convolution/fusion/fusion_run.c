@@ -56,7 +56,7 @@ typedef struct {
     void *ref[MAX_STAGES];     /* tight: stage k's output by the CPU reference */
     uint8_t *scratch;          /* tight, for checks */
     const uint8_t *d_gamma;
-    bk_fused_kind kind; /* which fused kernel (the first, or the extra rows': block w16 and dpx, pixel dpx) */
+    bk_fused_kind kind; /* which fused kernel (the first, or the extra rows: fused_kind_applies) */
 } pipeline;
 
 static size_t pixels(const pipeline *p) { return (size_t)p->w * p->h; }
@@ -95,7 +95,7 @@ static void launch_fused(const pipeline *p, const void *in, void *out, cudaStrea
 {
     if (!p->pitched) {
         px_args a = {(const uint32_t *)in, out, pixels(p), p->d_gamma};
-        launch_px_fused(&a, p->kind == BK_FUSED_DPX, s);
+        launch_px_fused(&a, p->kind, s);
     } else {
         bk_args a = {(const uint8_t *)in, (uint8_t *)out, p->w, p->h, (int)dev_pitch(p, 1)};
         launch_bk_fused(&a, p->kind, s);
@@ -261,7 +261,7 @@ static gl_row measure_mode(pipeline *p, mode m, int kernels_only, double base_ms
 {
     char variant[64], what[128];
     static const char *const kind_suffix[BK_FUSED_KINDS] = {"", "_w16", "_dpx", "_strips", "_s16", "_lean", "_lean_a6",
-                                                            "_lean_r192"};
+                                                            "_lean_r192", "_pair", "_pair32"};
     snprintf(variant, sizeof variant, "%s/%s%s/%s", p->name, MODE_NAMES[m], kind_suffix[p->kind],
              kernels_only ? "kernels" : "e2e");
     snprintf(what, sizeof what, "fusion %s %dx%d", variant, p->w, p->h);
@@ -391,6 +391,13 @@ static int setup_block(pipeline *p, gl_lab *L, const gl_image *img)
     return 1;
 }
 
+/* The extra fused kernels of a pipeline: block, W16 to LEAN_R192; pixel, DPX and the pair rungs. */
+static int fused_kind_applies(const pipeline *p, bk_fused_kind kind)
+{
+    if (p->pitched) return kind >= BK_FUSED_W16 && kind <= BK_FUSED_LEAN_R192;
+    return kind == BK_FUSED_DPX || kind == BK_FUSED_PAIR || kind == BK_FUSED_PAIR32;
+}
+
 static void run_pipe(pipeline *p, double seed_gain, double goal_pct)
 {
     pipe_result r;
@@ -426,9 +433,11 @@ static void run_pipe(pipeline *p, double seed_gain, double goal_pct)
                                                      "fused_strips with 16 pixels per lane (fused_s16)",
                                                      "fused_s16 with the sobel's byte permutes in the store (fused_lean)",
                                                      "fused_lean with 6 rows loaded ahead (fused_lean_a6)",
-                                                     "fused_lean with 192-row strips (fused_lean_r192)"};
-    const int last_kind = p->pitched ? BK_FUSED_KINDS - 1 : BK_FUSED_DPX;
-    for (int kind = p->pitched ? BK_FUSED_W16 : BK_FUSED_DPX; kind <= last_kind; kind++) {
+                                                     "fused_lean with 192-row strips (fused_lean_r192)",
+                                                     "with two pixels an instruction (fused_pair)",
+                                                     "fused_pair with 32 pixels a thread (fused_pair32)"};
+    for (int kind = BK_FUSED_W16; kind < BK_FUSED_KINDS; kind++) {
+        if (!fused_kind_applies(p, (bk_fused_kind)kind)) continue;
         p->kind = (bk_fused_kind)kind;
         gl_row k = measure_mode(p, MODE_FUSED, 1, seq_kernels);
         p->kind = BK_FUSED_W8;

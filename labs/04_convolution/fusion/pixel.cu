@@ -127,6 +127,121 @@ static __device__ __forceinline__ void load_table(uint8_t *table, const uint8_t 
     __syncthreads();
 }
 
+/* Pixels i..i + 3 (i a multiple of 4): one 16-byte load, or the pixels left and zeros. */
+static __device__ __forceinline__ uint4 load_quad(const px_args *a, size_t i)
+{
+    if (i + 4 <= a->n) return ((const uint4 *)a->in)[i / 4];
+    uint32_t p[4];
+    for (int k = 0; k < 4; k++) p[k] = i + k < a->n ? a->in[i + k] : 0;
+    return make_uint4(p[0], p[1], p[2], p[3]);
+}
+
+/* Four gray bytes (byte k: pixel i + k) stored: one 4-byte store, or the bytes of the pixels left. */
+static __device__ __forceinline__ void store_gray_quad(const px_args *a, size_t i, uint32_t quad)
+{
+    uint8_t *o = (uint8_t *)a->out + i;
+    if (i + 4 <= a->n) *(uint32_t *)o = quad;
+    else
+        for (int k = 0; i + k < a->n; k++) o[k] = (uint8_t)(quad >> 8 * k);
+}
+
+/* ---------------------------------------------------------------- the pair rungs (issue 20, H200) */
+
+/* Two unsigned 16-bit halves times two signed weight bytes (bytes 0, 1 of w), plus c: one dp2a. */
+static __device__ __forceinline__ uint32_t dot2_signed(uint32_t halves, uint32_t w, uint32_t c)
+{
+    uint32_t d;
+    asm("dp2a.lo.u32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(halves), "r"(w), "r"(c));
+    return d;
+}
+
+/* a b + c, as written (one IMAD): nvcc would distribute a product over a sum. */
+static __device__ __forceinline__ uint32_t mad_u32(uint32_t a, uint32_t b, uint32_t c)
+{
+    uint32_t d;
+    asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+    return d;
+}
+
+typedef struct {
+    uint32_t r, g, b; /* yuv_to_rgb's sums: the channel (before its clamp) in bits 8..23 */
+} px_sums;
+
+/* One pixel's R, G, B sums, one 32-bit instruction per step where px_fused_gray_dpx takes two or
+ * three: Y by an unsigned dp4a (129 fits a u8 weight); U + 128 and V + 128 as bytes 1 of two dp4a
+ * sums (+ 32768 folded into the addend) and one PRMT puts them side by side as 16-bit lanes; chroma
+ * for both in the x4 domain: clamp(5U - 128, 0, 1023) = 4 D' + f (D' = D + 128) by one 16x2
+ * add-min-relu, a mask drops f; G and B sums as dp2a on {4 D', 4 E'} (weights -25, -52 and 129),
+ * R's by an IMAD of E' + 128 (a shift-add: 409 (E' + 128) has the residue mod 256 that G's and B's
+ * constant has, so one c serves all three; the multiples of 256 left over go into the clamps). */
+static __device__ __forceinline__ px_sums pair_sums(uint32_t p, const uint8_t *table)
+{
+    const uint32_t ys = __dp4a(p, 0x00198142u, 128u);                     /* 66 R + 129 G + 25 B + 128 */
+    const uint32_t y = table[(ys >> 8) + 16];                            /* Y, then gamma */
+    const uint32_t us = (uint32_t)dot4(p, 0x0070b6da, 128 + 32768);      /* U + 128 in byte 1 */
+    const uint32_t vs = (uint32_t)dot4(p, 0x00eea270, 128 + 32768);      /* V + 128 in byte 1 */
+    const uint32_t de4 = __viaddmin_s16x2_relu(__byte_perm(us, vs, 0x6521) * 5u, 0xff80ff80u, 0x03ff03ffu);
+    const uint32_t de = de4 & 0x03fc03fcu;                               /* {4 D', 4 E'}: chroma done */
+    const uint32_t c = 298u * y + 34784u;                                /* G's constant exactly */
+    px_sums s = {mad_u32((de4 >> 18) + 128u, 409u, c), dot2_signed(de, 0xcce7u, c), __dp2a_lo(de, 0x81u, c)};
+    return s;
+}
+
+#define PAIR_R_FIX 0xfdcdfdcdu /* -563 in both lanes: R's sum is 563 x 256 over the reference's */
+#define PAIR_B_FIX 0xfe64fe64u /* -412: B's */
+
+/* One channel of two pixels: bits 8..23 of each sum as a 16-bit lane (floor(sum / 256), one PRMT),
+ * plus fix, clamped to 0..255 (one 16x2 add-min-relu on sm_90, emulated by CUDA before). */
+static __device__ __forceinline__ uint32_t clamp_pair(uint32_t s0, uint32_t s1, uint32_t fix)
+{
+    return __viaddmin_s16x2_relu(__byte_perm(s0, s1, 0x6521), fix, 0x00ff00ffu);
+}
+
+/* Two pixels' gray, in bytes 1 and 3: 77 R + 150 G + 29 B + 128 < 65536 in each lane, so three
+ * 32-bit IMADs weigh both pixels' channels at once. */
+static __device__ __forceinline__ uint32_t pair_gray(px_sums a, px_sums b)
+{
+    const uint32_t r = clamp_pair(a.r, b.r, PAIR_R_FIX), g = clamp_pair(a.g, b.g, 0), bl = clamp_pair(a.b, b.b, PAIR_B_FIX);
+    return mad_u32(bl, 29u, mad_u32(g, 150u, mad_u32(r, 77u, 0x00800080u)));
+}
+
+static __device__ __forceinline__ uint32_t quad_gray(uint4 x, const uint8_t *table)
+{
+    const px_sums s0 = pair_sums(x.x, table), s1 = pair_sums(x.y, table), s2 = pair_sums(x.z, table),
+                  s3 = pair_sums(x.w, table);
+    return __byte_perm(pair_gray(s0, s1), pair_gray(s2, s3), 0x7531);
+}
+
+#define PX_PAIR_MAX_VECS 8
+
+/* Lesson (the pair rungs, issue 20): the same five stages in about 21 instructions a pixel where
+ * fused_dpx spends about 35 (static sm_90 counts, CUDA 13.0, estimated from the cubin without a
+ * disassembler): two pixels share every clamp and the gray sum (16-bit lanes),
+ * chroma works on U and V together, and a block wholly inside the picture loads and stores with no
+ * bounds checks. On the H100 fused_dpx already fits its budget (99% of memcpy); the H200 moves 1.41x
+ * the bytes with the same 132 SMs and clock, so there the instruction count sets the time.
+ * vecs: 16-byte vectors a thread (4: fused_pair, 8: fused_pair32, fewer address instructions). */
+static __device__ __forceinline__ void px_pair_body(px_args a, const int vecs)
+{
+    __shared__ uint8_t table[256];
+    load_table(table, a.gamma);
+    const size_t first = (size_t)blockIdx.x * PX_BLOCK * vecs + threadIdx.x; /* the thread's first vector */
+    if ((size_t)(blockIdx.x + 1) * PX_BLOCK * vecs * 4 <= a.n) { /* the whole block inside the picture */
+        const uint4 *in = (const uint4 *)a.in + first;
+        uint32_t *out = (uint32_t *)a.out + first;
+        uint4 x[PX_PAIR_MAX_VECS];
+#pragma unroll
+        for (int v = 0; v < vecs; v++) x[v] = in[v * PX_BLOCK];
+#pragma unroll
+        for (int v = 0; v < vecs; v++) out[v * PX_BLOCK] = quad_gray(x[v], table);
+    } else {
+        for (int v = 0; v < vecs; v++) {
+            const size_t i = 4 * (first + (size_t)v * PX_BLOCK);
+            if (i < a.n) store_gray_quad(&a, i, quad_gray(load_quad(&a, i), table));
+        }
+    }
+}
+
 /* Lesson (one pixel-wise stage, and the fused pipeline): each thread reads 16 pixels in four
  * 16-byte loads (all four issued before any arithmetic), applies stages first..last in registers,
  * and writes them back (4 bytes per 4 pixels once they are gray). One stage per kernel: every
@@ -141,12 +256,8 @@ static __device__ __forceinline__ void px_body(px_args a, const int first, const
 #pragma unroll
     for (int v = 0; v < PX_VECS; v++) { /* vector v of the thread: consecutive threads, consecutive vectors */
         at[v] = 4 * ((size_t)blockIdx.x * PX_BLOCK * PX_VECS + (size_t)v * PX_BLOCK + threadIdx.x);
-        if (at[v] + 4 <= a.n) {
-            const uint4 x = ((const uint4 *)a.in)[at[v] / 4];
-            p[v][0] = x.x, p[v][1] = x.y, p[v][2] = x.z, p[v][3] = x.w;
-        } else {
-            for (int k = 0; k < 4; k++) p[v][k] = at[v] + k < a.n ? a.in[at[v] + k] : 0;
-        }
+        const uint4 x = load_quad(&a, at[v]);
+        p[v][0] = x.x, p[v][1] = x.y, p[v][2] = x.z, p[v][3] = x.w;
     }
 #pragma unroll
     for (int v = 0; v < PX_VECS; v++) {
@@ -163,10 +274,7 @@ static __device__ __forceinline__ void px_body(px_args a, const int first, const
         if (i >= a.n) continue;
         const bool whole = i + 4 <= a.n;
         if (last == PX_RGB_TO_GRAY) {
-            uint8_t *o = (uint8_t *)a.out + i;
-            if (whole) *(uint32_t *)o = p[v][0] | p[v][1] << 8 | p[v][2] << 16 | p[v][3] << 24;
-            else
-                for (int k = 0; i + k < a.n; k++) o[k] = (uint8_t)p[v][k];
+            store_gray_quad(&a, i, p[v][0] | p[v][1] << 8 | p[v][2] << 16 | p[v][3] << 24);
         } else {
             uint32_t *o = (uint32_t *)a.out + i;
             if (whole) *(uint4 *)o = make_uint4(p[v][0], p[v][1], p[v][2], p[v][3]);
@@ -188,10 +296,12 @@ static __global__ void __launch_bounds__(PX_BLOCK) px_kernel_fused_dpx(px_args a
 {
     px_body(a, PX_RGB_TO_YUV, PX_RGB_TO_GRAY, true);
 }
+static __global__ void __launch_bounds__(PX_BLOCK) px_kernel_fused_pair(px_args a) { px_pair_body(a, 4); }
+static __global__ void __launch_bounds__(PX_BLOCK) px_kernel_fused_pair32(px_args a) { px_pair_body(a, 8); }
 
-static dim3 px_grid(size_t n)
+static dim3 px_grid(size_t n, int vecs)
 {
-    const size_t per_block = 4 * PX_BLOCK * PX_VECS;
+    const size_t per_block = 4 * (size_t)PX_BLOCK * vecs;
     return dim3((unsigned)((n + per_block - 1) / per_block));
 }
 
@@ -199,14 +309,16 @@ void launch_px_stage(px_stage s, const px_args *a, cudaStream_t st)
 {
     static void (*const k[PX_STAGES])(px_args) = {px_kernel_PX_RGB_TO_YUV, px_kernel_PX_GAMMA, px_kernel_PX_CHROMA,
                                                    px_kernel_PX_YUV_TO_RGB, px_kernel_PX_RGB_TO_GRAY};
-    k[s]<<<px_grid(a->n), PX_BLOCK, 0, st>>>(*a);
+    k[s]<<<px_grid(a->n, PX_VECS), PX_BLOCK, 0, st>>>(*a);
     GL_CHECK_LAUNCH();
 }
 
-void launch_px_fused(const px_args *a, int dpx, cudaStream_t st)
+void launch_px_fused(const px_args *a, bk_fused_kind kind, cudaStream_t st)
 {
-    if (dpx) px_kernel_fused_dpx<<<px_grid(a->n), PX_BLOCK, 0, st>>>(*a);
-    else px_kernel_fused<<<px_grid(a->n), PX_BLOCK, 0, st>>>(*a);
+    if (kind == BK_FUSED_DPX) px_kernel_fused_dpx<<<px_grid(a->n, PX_VECS), PX_BLOCK, 0, st>>>(*a);
+    else if (kind == BK_FUSED_PAIR) px_kernel_fused_pair<<<px_grid(a->n, 4), PX_BLOCK, 0, st>>>(*a);
+    else if (kind == BK_FUSED_PAIR32) px_kernel_fused_pair32<<<px_grid(a->n, 8), PX_BLOCK, 0, st>>>(*a);
+    else px_kernel_fused<<<px_grid(a->n, PX_VECS), PX_BLOCK, 0, st>>>(*a);
     GL_CHECK_LAUNCH();
 }
 
