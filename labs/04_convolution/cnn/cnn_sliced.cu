@@ -48,7 +48,8 @@ static __global__ void __launch_bounds__(sk_shape<BM, BN, G, ST>::THREADS, sk_sh
  * G 16 (512 threads, 16 warps on the SM): E1 (64 x 1024, 9 slices) has 128 blocks of 32 x 16 or
  * 16 x 32 whichever G, one per SM; with 16 groups each multiplies 4 k per slice (64 FFMA a
  * thread, G 8: 128), so the chain of 9 slices, each a copy's latency and two barriers, is shorter
- * by half its multiply. */
+ * by half its multiply. _s3 / _s4: 3 or 4 stages (ST), up to 3 slices in flight while one is
+ * multiplied, so E1's chain pays about one copy latency per ST - 1 slices instead of one per slice. */
 static const struct {
     const char *name;
     int bm, bn, groups, stages;
