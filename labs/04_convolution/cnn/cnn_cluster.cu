@@ -53,13 +53,13 @@ static __global__ void __launch_bounds__(sk_shape<BM, BN, G>::THREADS, sk_shape<
     namespace cg = cooperative_groups;
     const int THREADS = sk_shape<BM, BN, G>::THREADS, TG = THREADS / G, E = BM * BN / 4;
     extern __shared__ float4 ck_dynamic[];
-    __shared__ sk_ktab kt;
+    __shared__ sk_ktab<2> kt;
     cg::cluster_group cluster = cg::this_cluster();
     const int rank = (int)cluster.block_rank(), ranks = (int)cluster.num_blocks();
     const int K = d.C * d.R * d.S, t = threadIdx.x, g = t / TG, tm = (t % TG) / (BN / 4), tn = t % (BN / 4);
     const int m0 = blockIdx.y * BM, p0 = blockIdx.x * BN, slices = (K + SK - 1) / SK;
     float acc[4][4] = {};
-    sk_accumulate<BM, BN, G, VEC_X>(x, w, d, vec_w, m0, p0, ck_slice_begin(slices, rank, ranks),
+    sk_accumulate<BM, BN, G, VEC_X, 2>(x, w, d, vec_w, m0, p0, ck_slice_begin(slices, rank, ranks),
                                     ck_slice_begin(slices, rank + 1, ranks), (sk_stage<BM, BN> *)ck_dynamic, kt, acc);
     float *red = (float *)ck_dynamic; /* red[g][BM][BN] over the stages, free after the last barrier */
     sk_write_partial<BM, BN>(red, g, tm, tn, acc);
@@ -125,7 +125,7 @@ template <int BM, int BN, int G, bool VEC_X>
 static void cluster_launch(const cnn_launch_args *a, int cs, cudaStream_t st)
 {
     typedef sk_shape<BM, BN, G> shape;
-    static_assert(shape::SMEM + sizeof(sk_ktab) <= 48 * 1024, "no opt-in above 48 KiB of shared memory needed");
+    static_assert(shape::SMEM + sizeof(sk_ktab<2>) <= 48 * 1024, "no opt-in above 48 KiB of shared memory needed");
     const cnn_shape *s = &a->s;
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute cluster;

@@ -22,17 +22,17 @@
 /* Lesson (ours9): the block's warps split K. The block's whole reduction, slice by slice
  * (sk_accumulate: slice s + 1 in flight while group g multiplies its SK / G rows of slice s); then
  * the G partial tiles meet in shared memory and are summed once. */
-template <int BM, int BN, int G, bool VEC_X>
-static __global__ void __launch_bounds__(sk_shape<BM, BN, G>::THREADS, sk_shape<BM, BN, G>::MIN_BLOCKS)
+template <int BM, int BN, int G, int ST, bool VEC_X>
+static __global__ void __launch_bounds__(sk_shape<BM, BN, G, ST>::THREADS, sk_shape<BM, BN, G, ST>::MIN_BLOCKS)
     sliced_k_gemm(const float *x, const float *w, float *y, cnn_shape d, int vec_w)
 {
-    const int THREADS = sk_shape<BM, BN, G>::THREADS, TG = THREADS / G;
+    const int THREADS = sk_shape<BM, BN, G, ST>::THREADS, TG = THREADS / G;
     extern __shared__ float4 sk_dynamic[];
-    __shared__ sk_ktab kt;
+    __shared__ sk_ktab<ST> kt;
     const int K = d.C * d.R * d.S, t = threadIdx.x, g = t / TG, tm = (t % TG) / (BN / 4), tn = t % (BN / 4);
     const int m0 = blockIdx.y * BM, p0 = blockIdx.x * BN, slices = (K + SK - 1) / SK;
     float acc[4][4] = {};
-    sk_accumulate<BM, BN, G, VEC_X>(x, w, d, vec_w, m0, p0, 0, slices, (sk_stage<BM, BN> *)sk_dynamic, kt, acc);
+    sk_accumulate<BM, BN, G, VEC_X, ST>(x, w, d, vec_w, m0, p0, 0, slices, (sk_stage<BM, BN> *)sk_dynamic, kt, acc);
     float *red = (float *)sk_dynamic; /* red[g][BM][BN] over the stages, free after the last barrier */
     sk_write_partial<BM, BN>(red, g, tm, tn, acc);
     __syncthreads();
@@ -48,13 +48,16 @@ static __global__ void __launch_bounds__(sk_shape<BM, BN, G>::THREADS, sk_shape<
  * G 16 (512 threads, 16 warps on the SM): E1 (64 x 1024, 9 slices) has 128 blocks of 32 x 16 or
  * 16 x 32 whichever G, one per SM; with 16 groups each multiplies 4 k per slice (64 FFMA a
  * thread, G 8: 128), so the chain of 9 slices, each a copy's latency and two barriers, is shorter
- * by half its multiply. */
+ * by half its multiply. _s3 / _s4: 3 or 4 stages (ST), up to 3 slices in flight while one is
+ * multiplied, so E1's chain pays about one copy latency per ST - 1 slices instead of one per slice. */
 static const struct {
     const char *name;
-    int bm, bn, groups;
-} SLICED[] = {{"32x32_g4", 32, 32, 4}, {"32x32_g8", 32, 32, 8}, {"32x32_g2", 32, 32, 2}, {"32x16_g8", 32, 16, 8},
-              {"32x16_g4", 32, 16, 4}, {"64x32_g4", 64, 32, 4}, {"32x64_g4", 32, 64, 4}, {"16x32_g8", 16, 32, 8},
-              {"32x16_g16", 32, 16, 16}, {"16x32_g16", 16, 32, 16}};
+    int bm, bn, groups, stages;
+} SLICED[] = {{"32x32_g4", 32, 32, 4, 2},      {"32x32_g8", 32, 32, 8, 2},      {"32x32_g2", 32, 32, 2, 2},
+              {"32x16_g8", 32, 16, 8, 2},      {"32x16_g4", 32, 16, 4, 2},      {"64x32_g4", 64, 32, 4, 2},
+              {"32x64_g4", 32, 64, 4, 2},      {"16x32_g8", 16, 32, 8, 2},      {"32x16_g16", 32, 16, 16, 2},
+              {"16x32_g16", 16, 32, 16, 2},    {"32x16_g16_s4", 32, 16, 16, 4}, {"32x16_g16_s3", 32, 16, 16, 3},
+              {"32x16_g8_s4", 32, 16, 8, 4},   {"16x32_g16_s4", 16, 32, 16, 4}};
 #define N_SLICED (int)(sizeof SLICED / sizeof SLICED[0])
 static_assert(N_SLICED == CNN_OURS9_TILES, "cnn_fast.h's CNN_OURS9_TILES counts the rows of SLICED");
 
@@ -67,34 +70,39 @@ extern "C" const char *cnn_tile_name_ours9(int tile)
  * number fewer than 32 and ours7 needs split-K; the kernel is right for any shape. */
 extern "C" int cnn_supports_ours9(const cnn_shape *s) { return (double)s->M * s->N * s->H * s->W <= 524288.0; }
 
-template <int BM, int BN, int G, bool VEC_X> static void sliced_launch(const cnn_launch_args *a, cudaStream_t st)
+template <int BM, int BN, int G, int ST, bool VEC_X>
+static void sliced_launch(const cnn_launch_args *a, cudaStream_t st)
 {
     const cnn_shape *s = &a->s;
-    const size_t smem = sk_shape<BM, BN, G>::SMEM;
+    const size_t smem = sk_shape<BM, BN, G, ST>::SMEM;
     static int opted_in; /* above 48 KiB of dynamic shared memory a kernel must ask for it */
     if (!opted_in)
-        GL_CHECK(cudaFuncSetAttribute(sliced_k_gemm<BM, BN, G, VEC_X>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        GL_CHECK(cudaFuncSetAttribute(sliced_k_gemm<BM, BN, G, ST, VEC_X>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       (int)smem));
     opted_in = 1;
     const dim3 grid((s->N * s->H * s->W + BN - 1) / BN, (s->M + BM - 1) / BM);
-    sliced_k_gemm<BM, BN, G, VEC_X><<<grid, sk_shape<BM, BN, G>::THREADS, smem, st>>>(
+    sliced_k_gemm<BM, BN, G, ST, VEC_X><<<grid, sk_shape<BM, BN, G, ST>::THREADS, smem, st>>>(
         a->x, a->w, a->y, *s, s->C * s->R * s->S % 4 == 0);
     GL_CHECK_LAUNCH();
 }
 
-template <int BM, int BN, int G> static void sliced_dispatch(const cnn_launch_args *a, cudaStream_t st)
+template <int BM, int BN, int G, int ST = 2> static void sliced_dispatch(const cnn_launch_args *a, cudaStream_t st)
 {
     const cnn_shape *s = &a->s;
-    if (s->R == 1 && s->S == 1 && s->H * s->W % 4 == 0) sliced_launch<BM, BN, G, true>(a, st);
-    else sliced_launch<BM, BN, G, false>(a, st);
+    if (s->R == 1 && s->S == 1 && s->H * s->W % 4 == 0) sliced_launch<BM, BN, G, ST, true>(a, st);
+    else sliced_launch<BM, BN, G, ST, false>(a, st);
 }
 
 extern "C" cnn_status cnn_launch_ours9(const cnn_launch_args *a, cudaStream_t st)
 {
     const int tile = a->tile;
     if (!cnn_ladder_fits(&a->s) || tile < 0 || tile >= N_SLICED) return CNN_ERR_SHAPE;
-    const int bm = SLICED[tile].bm, bn = SLICED[tile].bn, g = SLICED[tile].groups;
-    if (g == 16 && bm == 16) sliced_dispatch<16, 32, 16>(a, st);
+    const int bm = SLICED[tile].bm, bn = SLICED[tile].bn, g = SLICED[tile].groups, stages = SLICED[tile].stages;
+    if (stages == 4 && bm == 16) sliced_dispatch<16, 32, 16, 4>(a, st);
+    else if (stages == 4 && g == 8) sliced_dispatch<32, 16, 8, 4>(a, st);
+    else if (stages == 4) sliced_dispatch<32, 16, 16, 4>(a, st);
+    else if (stages == 3) sliced_dispatch<32, 16, 16, 3>(a, st);
+    else if (g == 16 && bm == 16) sliced_dispatch<16, 32, 16>(a, st);
     else if (g == 16) sliced_dispatch<32, 16, 16>(a, st);
     else if (bm == 16) sliced_dispatch<16, 32, 8>(a, st);
     else if (bm == 64) sliced_dispatch<64, 32, 4>(a, st);

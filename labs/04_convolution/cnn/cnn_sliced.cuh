@@ -1,6 +1,6 @@
 /* cnn_sliced.cuh - Lab 04, part 2: the pieces of ours9_sliced_k (cnn_sliced.cu) that
  * ours11_cluster_k (cnn_cluster.cu) shares: the 64-deep reduction slice in shared memory, its
- * im2col table, the copies, the 4 x 4 per thread multiply of a warp group's share of a slice, the
+ * im2col table (a ring of ST slots, filled without divisions), the copies, the 4 x 4 per thread multiply of a warp group's share of a slice, the
  * loop over a range of slices, and the partial tiles' sum and store. Include after cnn_pipe.cuh. */
 #ifndef CNN_SLICED_CUH
 #define CNN_SLICED_CUH
@@ -8,26 +8,42 @@
 #define SK_LD (SK + 4)         /* As row stride: 68 floats, rows 16-byte aligned, 4 banks apart */
 #define SK_NO_TAP (-(1 << 20)) /* a dy outside every image: the tap reads as zero */
 
-/* Shared memory: 2 stages of As[m][k] (as the weights lie) and Bs[k][p] (im2col), reused at the
- * end as the G partial tiles red[g][m][p]; the im2col tables of 2 slices. */
+/* Shared memory: ST stages (2..4) of As[m][k] (as the weights lie) and Bs[k][p] (im2col), reused
+ * at the end as the G partial tiles red[g][m][p]; the im2col tables of ST slices (slot slice % ST). */
 template <int BM, int BN> struct sk_stage {
     __align__(16) float a[BM][SK_LD];
     __align__(16) float b[SK][BN];
 };
-struct sk_ktab {
-    int off[2][SK], dy[2][SK], dx[2][SK];
+template <int ST = 2> struct sk_ktab {
+    int off[ST][SK], dy[ST][SK], dx[ST][SK];
 };
 
-/* Threads 0..SK-1 decode slice `slice` into table slot slice % 2: k -> x offset c H W + dy W + dx
- * and (dy, dx); dy = SK_NO_TAP past K. */
-static __device__ __forceinline__ void sk_decode(sk_ktab &kt, const cnn_shape &d, int slice)
-{
-    const int t = threadIdx.x, k = slice * SK + t, K = d.C * d.R * d.S, rs = d.R * d.S;
-    const int c = k / rs, r = k - c * rs, fy = r / d.S, dy = fy - d.pad_h, dx = r - fy * d.S - d.pad_w;
-    kt.off[slice % 2][t] = c * d.H * d.W + dy * d.W + dx;
-    kt.dy[slice % 2][t] = k < K ? dy : SK_NO_TAP;
-    kt.dx[slice % 2][t] = dx;
-}
+/* Thread t < SK's walk over table entry t of successive slices: k = slice SK + t as (c, fy, fx),
+ * two divisions once, then each next slice by adding SK = dc R S + dfy S + dfx with carries (no
+ * division in the slice loop). put: k -> x offset c H W + dy W + dx and (dy, dx); dy = SK_NO_TAP
+ * past K. */
+struct sk_walker {
+    int k, c, fy, fx, dc, dfy, dfx;
+    __device__ sk_walker(const cnn_shape &d, int slice)
+    {
+        const int rs = d.R * d.S, r0 = SK % rs;
+        k = slice * SK + (int)threadIdx.x, c = k / rs, fy = (k - c * rs) / d.S, fx = k - c * rs - fy * d.S;
+        dc = SK / rs, dfy = r0 / d.S, dfx = r0 - dfy * d.S;
+    }
+    template <int ST> __device__ void put(sk_ktab<ST> &kt, const cnn_shape &d, int slot) const
+    {
+        const int t = threadIdx.x, dy = fy - d.pad_h, dx = fx - d.pad_w;
+        kt.off[slot][t] = c * d.H * d.W + dy * d.W + dx;
+        kt.dy[slot][t] = k < d.C * d.R * d.S ? dy : SK_NO_TAP;
+        kt.dx[slot][t] = dx;
+    }
+    __device__ void next(const cnn_shape &d)
+    {
+        k += SK, c += dc, fy += dfy, fx += dfx;
+        if (fx >= d.S) fx -= d.S, fy++;
+        if (fy >= d.R) fy -= d.R, c++;
+    }
+};
 
 /* One slice into one stage (copy_w, copy_x: the weights need no im2col table). Weights: 16-byte
  * chunks (row e / 16, k (e % 16) 4) when K % 4 == 0, else single floats; 16 lanes read one row's
@@ -67,9 +83,10 @@ template <int BM, int BN, int THREADS, bool VEC_X> struct sk_loader {
             }
         }
     }
-    __device__ void copy_x(sk_stage<BM, BN> &st, const sk_ktab &kt, const float *x, int slice, int H, int W) const
+    template <int ST>
+    __device__ void copy_x(sk_stage<BM, BN> &st, const sk_ktab<ST> &kt, const float *x, int slice, int H, int W) const
     {
-        const int t = threadIdx.x, slot = slice % 2;
+        const int t = threadIdx.x, slot = slice % ST;
         if (VEC_X) { /* 1x1: every tap has dy 0, off c H W; SK_NO_TAP past K */
 #pragma unroll
             for (int q = 0; q < STEPS(SK * BN / 4); q++) {
@@ -158,49 +175,62 @@ static __device__ __forceinline__ void sk_store4(float *y, const cnn_shape &d, i
     }
 }
 
-template <int BM, int BN, int G> struct sk_shape {
+template <int BM, int BN, int G, int ST = 2> struct sk_shape {
     static const int THREADS = G * (BM / 4) * (BN / 4);
-    static const size_t STAGES_BYTES = 2 * sizeof(sk_stage<BM, BN>), RED_BYTES = (size_t)G * BM * BN * sizeof(float);
+    static const size_t STAGES_BYTES = ST * sizeof(sk_stage<BM, BN>), RED_BYTES = (size_t)G * BM * BN * sizeof(float);
     static const size_t SMEM = STAGES_BYTES > RED_BYTES ? STAGES_BYTES : RED_BYTES;
-    static_assert(SMEM + sizeof(sk_ktab) <= 65536, "sm_75 lets a block opt in to 64 KiB of shared memory at most");
+    static_assert(ST >= 2 && SMEM + sizeof(sk_ktab<ST>) <= 65536,
+                  "sm_75 lets a block opt in to 64 KiB of shared memory at most");
     /* 768 threads per SM at least: up to 80 registers a thread (64 spill on sm_90: the 16
      * accumulators, 16 floats of A, 4 of B and the copy addresses) */
     static const int MIN_BLOCKS = 768 / THREADS > 0 ? 768 / THREADS : 1;
 };
 /* Slices s_begin .. s_end - 1 of the reduction into acc (the block's tile at m0, p0; an empty range
- * leaves acc alone). Slice s + 1 is in flight while slice s is multiplied, group g taking its
- * SK / G rows of it; two barriers per slice (the first: slice s has landed for all; the second:
- * all are done with its stage, which slice s + 2 then overwrites). Threads 0..SK-1 decode the
- * table of slice s + 2 between them. On return every stage is free (the last barrier). */
-template <int BM, int BN, int G, bool VEC_X>
+ * leaves acc alone), through ST stages: slices s + 1 .. s + ST - 1 in flight while slice s is
+ * multiplied, group g taking its SK / G rows of it. One barrier per slice, at its top: slice s has
+ * landed for all, and all are done with slice s - 1's stage, into which slice s + ST - 1 is then
+ * copied (and with table slot s % ST, into which threads 0..SK-1 then put slice s + ST's table).
+ * The prologue puts ST tables and copies ST - 1 slices. On return every stage is free (a last
+ * barrier). */
+template <int BM, int BN, int G, bool VEC_X, int ST>
 static __device__ __forceinline__ void sk_accumulate(const float *x, const float *w, const cnn_shape &d, int vec_w,
                                                      int m0, int p0, int s_begin, int s_end,
-                                                     sk_stage<BM, BN> *stage, sk_ktab &kt, float (&acc)[4][4])
+                                                     sk_stage<BM, BN> *stage, sk_ktab<ST> &kt, float (&acc)[4][4])
 {
-    const int THREADS = sk_shape<BM, BN, G>::THREADS, TG = THREADS / G;
+    const int THREADS = sk_shape<BM, BN, G, ST>::THREADS, TG = THREADS / G;
     static_assert(TG % 32 == 0 && SK % (4 * G) == 0, "a group is whole warps, its share whole float4s of k");
     const int t = threadIdx.x, g = t / TG, tm = (t % TG) / (BN / 4), tn = t % (BN / 4);
     if (s_begin >= s_end) return; /* the same for the whole block */
     const sk_loader<BM, BN, THREADS, VEC_X> L(d, p0);
-    L.copy_w(stage[s_begin % 2], d, w, s_begin, m0, vec_w); /* the weights need no table: in flight during the decode */
-    if (t < SK) {
-        sk_decode(kt, d, s_begin);
-        if (s_begin + 1 < s_end) sk_decode(kt, d, s_begin + 1);
+    L.copy_w(stage[s_begin % ST], d, w, s_begin, m0, vec_w); /* the weights need no table: in flight during the walk */
+    sk_walker kw(d, s_begin);
+    for (int j = 0; j < ST; j++, kw.next(d))
+        if (t < SK && s_begin + j < s_end) kw.put(kt, d, (s_begin + j) % ST);
+    __syncthreads();
+    L.copy_x(stage[s_begin % ST], kt, x, s_begin, d.H, d.W);
+    copy_commit(); /* one group per slice, empty past s_end: the count stays fixed */
+#pragma unroll
+    for (int j = 1; j < ST - 1; j++) {
+        if (s_begin + j < s_end) {
+            L.copy_w(stage[(s_begin + j) % ST], d, w, s_begin + j, m0, vec_w);
+            L.copy_x(stage[(s_begin + j) % ST], kt, x, s_begin + j, d.H, d.W);
+        }
+        copy_commit();
+    }
+    for (int s = s_begin; s < s_end; s++) {
+        copy_wait<ST - 2>(); /* groups up to slice s + ST - 2 committed: slice s has landed */
+        __syncthreads();
+        const int ahead = s + ST - 1;
+        if (ahead < s_end) {
+            L.copy_w(stage[ahead % ST], d, w, ahead, m0, vec_w);
+            L.copy_x(stage[ahead % ST], kt, x, ahead, d.H, d.W);
+        }
+        copy_commit();
+        if (t < SK && s + ST < s_end) kw.put(kt, d, s % ST); /* slot s % ST: slice s's copies were issued */
+        kw.next(d);
+        sk_multiply<BM, BN, G>(stage[s % ST], g, tm, tn, acc);
     }
     __syncthreads();
-    L.copy_x(stage[s_begin % 2], kt, x, s_begin, d.H, d.W);
-    copy_commit(), copy_wait<1>(); /* the first slice its own group: waits for nothing */
-    for (int s = s_begin; s < s_end; s++) {
-        if (s + 1 < s_end) {
-            L.copy_w(stage[(s + 1) % 2], d, w, s + 1, m0, vec_w);
-            L.copy_x(stage[(s + 1) % 2], kt, x, s + 1, d.H, d.W);
-        }
-        copy_commit(), copy_wait<1>(); /* slice s has landed (an empty group at the end keeps the count) */
-        __syncthreads();
-        if (t < SK && s + 2 < s_end) sk_decode(kt, d, s + 2); /* slot s % 2: slice s's copies were issued */
-        sk_multiply<BM, BN, G>(stage[s % 2], g, tm, tn, acc);
-        __syncthreads();
-    }
 }
 
 #endif
