@@ -1,0 +1,430 @@
+/* cnn_wgmma_tma.cu - Lab 04, part 2: ours_bf16_wgmma_tma and ours_tf32_wgmma_tma, the channels-last
+ * implicit GEMM fed by the Tensor Memory Accelerator (TMA) and run by a warp-specialised block, the
+ * way Hopper's libraries (cuDNN's sm90_xmma_fprop kernels, CUTLASS) build it. sm_90a only (meson:
+ * built with cnn_wgmma.cu); the rows run on compute capability 9.0 only.
+ *
+ * Lesson: in ours_bf16_wgmma every thread computes im2col addresses and issues 16-byte cp.async
+ * copies, then waits for its own copies and meets the others at a barrier: the threads that should
+ * feed the tensor cores spend their issue slots on address arithmetic and synchronisation, and each
+ * 128-byte row of a pixel's channels arrives as eight separate 16-byte L2 requests. Three Hopper
+ * features take that work away:
+ *   - TMA: one thread describes a whole tile as a box of a tensor (cuTensorMapEncodeTiled on the
+ *     host: x as a 4-D tensor (C, W, H, N) in channels-last order, w as (C, R S, M)) and one
+ *     instruction (cp.async.bulk.tensor) moves it; the copy engine generates the addresses and asks L2
+ *     for whole 128-byte rows. The A tile of filter tap (r, s), channels c0.. and an output box of
+ *     BH x BW pixels of image n is the box at (c0, x0 + s, y0 + r, n) of the zero-bordered x: no
+ *     per-pixel arithmetic anywhere, and what lies outside the tensor (past the last channel, pixel or
+ *     output channel) is filled with zeros by the engine, so no bounds checks either;
+ *   - warp specialisation and an mbarrier ring: warpgroup 0 is the producer (one thread issues the
+ *     copies, the other 127 leave at once), warpgroups 1 and 2 are consumers (64 pixel rows x BN
+ *     output channels each). STAGES buffers, each with a "full" mbarrier (the producer arms it with
+ *     the stage's byte count, the TMA engine completes it as the bytes land) and an "empty" one (each
+ *     consumer warp arrives once the wgmma that read the stage has retired). Nobody waits at a
+ *     __syncthreads: the producer runs up to STAGES tiles ahead and the consumers keep one wgmma
+ *     group in flight (wait_group 1), releasing tile i - 1 while tile i multiplies. setmaxnreg moves
+ *     registers from the producer (40) to the consumers (232) where one block fills the SM;
+ *   - the 128-byte swizzle: TMA writes each 128-byte row r with its eight 16-byte chunks permuted
+ *     (chunk c at c ^ (r % 8)), wgmma's descriptor says so (layout type 1, 8-row groups 1024 bytes
+ *     apart), and the eight rows a core-matrix read touches sit in eight different bank groups: no
+ *     padding, no conflicts, and a stage is a dense 1024-byte-aligned block.
+ * GEMM: M = pixels (the box's BH x BW = 128 rows, BW = the power of two >= W, at least 8, at most
+ * 128; rows outside the image are computed on zeros and not stored), N = BN output channels (64, 128
+ * or 256, autotuned with the stage count), K = R S x Cp in 128-byte chunks (BF16: 64 channels, TF32:
+ * 32; a chunk past Cp reads zeros). A block computes one box of one image; no split-K.
+ * What the profile should show against ours_bf16_wgmma (not measured here): far fewer issued
+ * instructions per FLOP (no LDGSTS, no address math in the consumers), L2 requests of 128 bytes,
+ * zero shared-memory bank conflicts on the tensor-core reads, and tensor-pipe activity limited by
+ * the ring's depth rather than by __syncthreads stalls.
+ * Layout and timing: the BF16 row takes mma3's prepare hook (x16, w16 rounded, xp = NHWC with a zero
+ * border, wp = [M][R][S][Cp], all untimed; y written as BF16 and converted to float inside the
+ * timing: what every BF16 row, cudnn_bf16 included, times). The TF32 row's prepare (untimed) rounds x
+ * and w to TF32 to nearest (cvt.rna: the TF32 class's bound assumes it; wgmma would truncate raw
+ * FP32) into the same two layouts in FP32; cudnn_tf32 gets NCHW FP32 and times whatever layout change
+ * it makes, so this row's figure leaves out a transpose that ours_bf16_mma3_t shows the cost of.
+ * Error bounds: the classes' (the same rounded x and w, FP32 accumulation in any order). */
+#include <stdio.h>
+#include <cuda.h>         /* CUtensorMap and its enums only: the encoder comes from the runtime */
+#include <cudaTypedefs.h> /* PFN_cuTensorMapEncodeTiled */
+#include <cuda_runtime.h>
+#include <cuda_bf16.h>
+#include "cnn_tc.h"
+#include "cnn_tc3.cuh"
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define TMA_BUILT 1
+#else
+#define TMA_BUILT 0
+#endif
+#define TM_HD static __host__ __device__ __forceinline__
+
+typedef __nv_bfloat16 bf16;
+
+/* ---- index arithmetic: plain C, the same on host and device ---- */
+/* The layer as the kernel walks it. */
+typedef struct {
+    int N, H, W, M, S, Cp, Hp, Wp; /* Cp: channels in memory (C rounded up to 8), Hp x Wp: the padded image */
+    int kc, chunks, nk;            /* channels per 128-byte k-chunk; chunks per tap; k-tiles: R S chunks */
+    int bw, bh, tiles_x, tiles_y;  /* the pixel box (bw bh = 128 GEMM rows) and the boxes per image */
+} tm_geom;
+
+TM_HD tm_geom tm_geom_make(int N, int C, int H, int W, int M, int R, int S, int pad_h, int pad_w, int elem_bytes)
+{
+    tm_geom g;
+    g.N = N, g.H = H, g.W = W, g.M = M, g.S = S, g.Cp = (C + 7) / 8 * 8, g.Hp = H + 2 * pad_h, g.Wp = W + 2 * pad_w;
+    g.kc = 128 / elem_bytes, g.chunks = (g.Cp + g.kc - 1) / g.kc, g.nk = R * S * g.chunks;
+    for (g.bw = 8; g.bw < W && g.bw < 128; g.bw *= 2) {
+    }
+    g.bh = 128 / g.bw, g.tiles_x = (W + g.bw - 1) / g.bw, g.tiles_y = (H + g.bh - 1) / g.bh;
+    return g;
+}
+
+/* Block bx's box: image n, top-left output pixel (y0, x0). */
+TM_HD void tm_tile_at(const tm_geom *g, int bx, int *n, int *y0, int *x0)
+{
+    const int per_image = g->tiles_x * g->tiles_y, q = bx % per_image, ty = q / g->tiles_x;
+    *n = bx / per_image, *y0 = ty * g->bh, *x0 = (q - ty * g->tiles_x) * g->bw;
+}
+
+/* k-tile i: filter tap (r, s), first channel c0. Its boxes: x at (c0, x0 + s, y0 + r, n) (xp's
+ * border makes input pixel y0 + r - pad padded row y0 + r), w at (c0, r S + s, m0). */
+TM_HD void tm_ktile_at(const tm_geom *g, int i, int *c0, int *r, int *s)
+{
+    const int tap = i / g->chunks;
+    *c0 = (i - tap * g->chunks) * g->kc, *r = tap / g->S, *s = tap - *r * g->S;
+}
+
+/* The shared-memory matrix descriptor of a K-major operand in the 128-byte swizzle (PTX ISA, "Matrix
+ * Descriptor Format"): start address >> 4 (bits 0-13), leading byte offset 16 >> 4 (bits 16-29:
+ * unused when the k-step, 32 bytes, lies inside the 128-byte swizzle row), stride byte offset
+ * 1024 >> 4 (bits 32-45: the next 8 rows), base offset 0 (stages are 1024-byte aligned), layout type
+ * 1 = 128-byte swizzle (bits 62-63). k-step j of a chunk starts 32 j bytes into the row. */
+TM_HD unsigned long long tm_desc(unsigned addr)
+{
+    return (unsigned long long)((addr & 0x3FFFF) >> 4) | 1ull << 16 | (unsigned long long)(1024 >> 4) << 32 |
+           1ull << 62;
+}
+
+/* wgmma's accumulator register i of thread t (0..127) of a warpgroup (PTX ISA, m64nNk16 D fragment):
+ * row 16 (t / 32) + (t % 32) / 4 (+ 8), column 8 (i / 4) + 2 (t % 4) (+ 1). */
+TM_HD int tm_acc_row(int t, int i) { return 16 * (t / 32) + t % 32 / 4 + 8 * (i >> 1 & 1); }
+TM_HD int tm_acc_col(int t, int i) { return 8 * (i >> 2) + 2 * (t % 4) + (i & 1); }
+
+/* y's element of GEMM row `row` (pixel (row / bw, row % bw) of the box) and output channel m, in
+ * NCHW; -1 outside the image or past M (computed on zeros, not stored). */
+TM_HD long long tm_out_offset(const tm_geom *g, int n, int y0, int x0, int row, int m)
+{
+    const int y = y0 + row / g->bw, x = x0 + row % g->bw;
+    return y < g->H && x < g->W && m < g->M ? (((long long)n * g->M + m) * g->H + y) * g->W + x : -1;
+}
+
+/* The ring: k-tile i uses stage i % STAGES in round i / STAGES. Its full barrier completes phase
+ * i / STAGES (wait parity (i / STAGES) & 1); before refilling the stage for tile i >= STAGES the
+ * producer waits for the empty barrier's phase of tile i - STAGES's release. */
+TM_HD int tm_stage(int i, int stages) { return i % stages; }
+TM_HD unsigned tm_parity(int i, int stages) { return (unsigned)(i / stages) & 1u; }
+/* ---- end of the index arithmetic ---- */
+
+enum { TM_ROWS = 128, TM_ROW_BYTES = 128, TM_THREADS = 384, TM_CONSUMER_WARPS = 8, TM_KSTEPS = 4 };
+
+/* Shared memory: STAGES x [A: 128 rows][B: BN rows] of 128 bytes (each stage 1024-byte aligned),
+ * then the full and empty mbarriers; 1024 bytes of slack to align the dynamic base. */
+template <int BN, int STAGES> struct tm_smem {
+    enum { A_BYTES = TM_ROWS * TM_ROW_BYTES, B_BYTES = BN * TM_ROW_BYTES, STAGE = A_BYTES + B_BYTES,
+           BARS = STAGES * STAGE, BYTES = 1024 + BARS + 2 * 8 * STAGES };
+    static_assert(STAGE % 1024 == 0, "stages 1024-byte aligned (128-byte swizzle)");
+};
+
+#if TMA_BUILT
+#include "cnn_tc_mma.cuh"
+#include "cnn_wgmma.cuh"
+
+static __device__ __forceinline__ void bar_init(unsigned bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+/* The producer's arrival: one of the full barrier's one, and `bytes` more to land before it completes. */
+static __device__ __forceinline__ void bar_arrive_expect_tx(unsigned bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+static __device__ __forceinline__ void bar_arrive(unsigned bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+/* Until the phase of parity `parity` has completed. */
+static __device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
+{
+    asm volatile("{\n.reg .pred done;\nTM_WAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra TM_WAIT;\n}\n" ::"r"(bar),
+                 "r"(parity)
+                 : "memory");
+}
+/* The box at coordinates c (innermost first) of the tensor map into shared memory at dst; the TMA
+ * engine counts its bytes on the mbarrier bar. */
+static __device__ __forceinline__ void tma_load_4d(unsigned dst, const CUtensorMap *map, unsigned bar, int c0, int c1,
+                                                   int c2, int c3)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, "
+                 "%4, %5, %6}], [%2];\n" ::"r"(dst),
+                 "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+                 : "memory");
+}
+static __device__ __forceinline__ void tma_load_3d(unsigned dst, const CUtensorMap *map, unsigned bar, int c0, int c1,
+                                                   int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, "
+                 "%4, %5}], [%2];\n" ::"r"(dst),
+                 "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
+/* One k-step (32 bytes of every row) of the warpgroup: BF16 k16 or TF32 k8. */
+template <typename T, int NR> static __device__ __forceinline__ void tm_mma(float (&d)[NR], unsigned a, unsigned b)
+{
+    if constexpr (sizeof(T) == 2) wgmma_bf16(d, tm_desc(a), tm_desc(b));
+    else wgmma_tf32(d, tm_desc(a), tm_desc(b));
+}
+static __device__ __forceinline__ void tm_store(bf16 *y, long long o, float v) { y[o] = __float2bfloat16_rn(v); }
+static __device__ __forceinline__ void tm_store(float *y, long long o, float v) { y[o] = v; }
+
+/* The producer thread: every k-tile's two boxes into the ring, STAGES tiles ahead of the consumers. */
+template <int BN, int STAGES>
+static __device__ __forceinline__ void tm_produce(const CUtensorMap *xmap, const CUtensorMap *wmap, const tm_geom &g,
+                                                  unsigned base, unsigned full, unsigned empty, int n, int y0, int x0,
+                                                  int m0)
+{
+    typedef tm_smem<BN, STAGES> L;
+    for (int i = 0; i < g.nk; i++) {
+        const int st = tm_stage(i, STAGES);
+        if (i >= STAGES) bar_wait(empty + 8 * st, tm_parity(i - STAGES, STAGES)); /* tile i - STAGES released */
+        bar_arrive_expect_tx(full + 8 * st, L::STAGE);
+        int c0, r, s;
+        tm_ktile_at(&g, i, &c0, &r, &s);
+        const unsigned a = base + st * L::STAGE;
+        tma_load_4d(a, xmap, full + 8 * st, c0, x0 + s, y0 + r, n);
+        tma_load_3d(a + L::A_BYTES, wmap, full + 8 * st, c0, r * g.S + s, m0);
+    }
+}
+#endif
+
+/* Lesson: the TMA-fed, warp-specialised implicit GEMM; see the file comment. Block: one box of 128
+ * pixel rows x BN output channels, 384 threads (producer warpgroup + 2 consumer warpgroups).
+ * SPLIT_REGS: setmaxnreg (one block per SM); MIN_BLOCKS: the blocks per SM the tile is built for. */
+template <typename T, int BN, int STAGES, int MIN_BLOCKS, bool SPLIT_REGS>
+static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
+    tm_conv(const __grid_constant__ CUtensorMap xmap, const __grid_constant__ CUtensorMap wmap, T *y, tm_geom g)
+{
+#if TMA_BUILT
+    typedef tm_smem<BN, STAGES> L;
+    extern __shared__ unsigned char tm_shared[];
+    const unsigned base = (smem_u32(tm_shared) + 1023) & ~1023u; /* the swizzle's 1024-byte alignment */
+    const unsigned full = base + L::BARS, empty = full + 8 * STAGES;
+    const int tid = threadIdx.x, wg = tid / 128, t = tid % 128;
+    if (tid == 0) {
+        for (int s = 0; s < STAGES; s++) {
+            bar_init(full + 8 * s, 1);                  /* the producer's arrive_expect_tx (+ the bytes) */
+            bar_init(empty + 8 * s, TM_CONSUMER_WARPS); /* one arrival per consumer warp */
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); /* ... visible to the TMA engine */
+    }
+    __syncthreads(); /* the last block-wide barrier: the roles part here */
+    int n, y0, x0;
+    tm_tile_at(&g, blockIdx.x, &n, &y0, &x0);
+    const int m0 = blockIdx.y * BN;
+    if (wg == 0) {
+        if (SPLIT_REGS) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        if (tid == 0) tm_produce<BN, STAGES>(&xmap, &wmap, g, base, full, empty, n, y0, x0, m0);
+        return;
+    }
+    if (SPLIT_REGS) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+    float d[BN / 2];
+#pragma unroll
+    for (int i = 0; i < BN / 2; i++) d[i] = 0.0f;
+    for (int i = 0; i < g.nk; i++) {
+        const int st = tm_stage(i, STAGES);
+        bar_wait(full + 8 * st, tm_parity(i, STAGES)); /* tile i's bytes have landed */
+        const unsigned a = base + st * L::STAGE + (wg - 1) * 64 * TM_ROW_BYTES, b = base + st * L::STAGE + L::A_BYTES;
+        wg_fence();
+#pragma unroll
+        for (int ks = 0; ks < TM_KSTEPS; ks++) tm_mma<T>(d, a + 32 * ks, b + 32 * ks);
+        wg_commit_and_wait<1>(); /* tile i - 1's group has retired: its stage goes back to the producer */
+        if (i > 0 && t % 32 == 0) bar_arrive(empty + 8 * tm_stage(i - 1, STAGES));
+    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    wg_fence_regs(d);
+#pragma unroll
+    for (int i = 0; i < BN / 2; i++) {
+        const long long o = tm_out_offset(&g, n, y0, x0, 64 * (wg - 1) + tm_acc_row(t, i), m0 + tm_acc_col(t, i));
+        if (o >= 0) tm_store(y, o, d[i]);
+    }
+#endif
+}
+
+/* TF32 prepare: src [N][C][H][W] -> dst [N][H + 2 ph][W + 2 pw][Cp], rounded to TF32 to nearest,
+ * zero in the border and past C. w is the same with N = M, H = R, W = S and no border. */
+static __global__ void tm_channels_last_tf32(const float *src, float *dst, int N, int C, int H, int W, int ph, int pw,
+                                             int Cp)
+{
+#if TMA_BUILT
+    const int Hp = H + 2 * ph, Wp = W + 2 * pw;
+    const size_t total = (size_t)N * Hp * Wp * Cp;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
+        const size_t q = i / Cp, row = q / Wp, n = row / Hp;
+        const int c = (int)(i - q * Cp), ix = (int)(q - row * Wp) - pw, iy = (int)(row - n * Hp) - ph;
+        const bool in = c < C && iy >= 0 && iy < H && ix >= 0 && ix < W;
+        /* cvt.rna leaves the 13 bits below TF32's fraction zero; the mask makes it certain */
+        dst[i] = in ? __uint_as_float(__float_as_uint(to_tf32(src[((n * C + c) * H + iy) * W + ix])) & 0xFFFFE000u)
+                    : 0.0f;
+    }
+#endif
+}
+
+/* ---------------- host side ---------------- */
+
+/* The tiles (cnn_tile_name_wgmma_tma; launch_tile): 128 x BN, stages, blocks per SM. */
+static const char *const TM_TILE_NAMES[CNN_WGMMA_TMA_TILES] = {"128x64_4st_2blk", "128x64_9st", "128x128_7st",
+                                                               "128x256_4st"};
+
+extern "C" const char *cnn_tile_name_wgmma_tma(int tile)
+{
+    return tile >= 0 && tile < CNN_WGMMA_TMA_TILES ? TM_TILE_NAMES[tile] : "?";
+}
+
+static size_t aligned256(size_t b) { return (b + 255) / 256 * 256; }
+static tm_geom geom_of(const cnn_shape *s, int elem_bytes)
+{
+    return tm_geom_make(s->N, s->C, s->H, s->W, s->M, s->R, s->S, s->pad_h, s->pad_w, elem_bytes);
+}
+static size_t tf32_x_bytes(const tm_geom &g) { return aligned256((size_t)g.N * g.Hp * g.Wp * g.Cp * 4); }
+
+extern "C" size_t cnn_workspace_bf16_wgmma_tma(const cnn_shape *s, int tile)
+{
+    (void)tile;
+    return cnn_workspace_bf16_mma3(s, 0); /* mma3's arrays, no split-K partial sums */
+}
+
+extern "C" size_t cnn_workspace_tf32_wgmma_tma(const cnn_shape *s, int tile)
+{
+    (void)tile;
+    const tm_geom g = geom_of(s, 4);
+    return tf32_x_bytes(g) + aligned256((size_t)s->M * s->R * s->S * g.Cp * 4);
+}
+
+extern "C" void cnn_tf32_wgmma_tma_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace,
+                                           cudaStream_t st)
+{
+    const tm_geom g = geom_of(s, 4);
+    float *xp = (float *)workspace, *wp = (float *)((char *)workspace + tf32_x_bytes(g));
+    tm_channels_last_tf32<<<1024, 256, 0, st>>>(x, xp, s->N, s->C, s->H, s->W, s->pad_h, s->pad_w, g.Cp);
+    GL_CHECK_LAUNCH();
+    tm_channels_last_tf32<<<1024, 256, 0, st>>>(w, wp, s->M, s->C, s->R, s->S, 0, 0, g.Cp);
+    GL_CHECK_LAUNCH();
+}
+
+/* cuTensorMapEncodeTiled from the driver, through the runtime (no link against libcuda). */
+static PFN_cuTensorMapEncodeTiled_v12000 tm_encoder(void)
+{
+    static PFN_cuTensorMapEncodeTiled_v12000 fn;
+    if (!fn) {
+        void *p = NULL;
+        cudaDriverEntryPointQueryResult q;
+        GL_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q));
+        if (q == cudaDriverEntryPointSuccess) fn = (PFN_cuTensorMapEncodeTiled_v12000)p;
+        else fprintf(stderr, "cnn: cuTensorMapEncodeTiled not found in the driver\n");
+    }
+    return fn;
+}
+
+/* A map of `rank` dimensions (innermost first: dims elements, strides bytes of dims 1.., box) in the
+ * 128-byte swizzle, zero fill out of bounds. 0 on failure (said why). */
+static int encode_map(CUtensorMap *map, CUtensorMapDataType type, int rank, void *addr, const cuuint64_t *dims,
+                      const cuuint64_t *strides, const cuuint32_t *box)
+{
+    static const cuuint32_t ones[4] = {1, 1, 1, 1};
+    PFN_cuTensorMapEncodeTiled_v12000 encode = tm_encoder();
+    if (!encode) return 0;
+    const CUresult r = encode(map, type, (cuuint32_t)rank, addr, dims, strides, box, ones, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                              CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) fprintf(stderr, "cnn: cuTensorMapEncodeTiled (rank %d): error %d\n", rank, (int)r);
+    return r == CUDA_SUCCESS;
+}
+
+/* The two maps over xp [N][Hp][Wp][Cp] and wp [M][R S][Cp] (elements of elem bytes): boxes (kc,
+ * bw, bh, 1) and (kc, 1, BN). Refuses (0, said why) unless each box is exactly the stage's A or B
+ * bytes: the full barrier's expect_tx count is those bytes, and a mismatch would hang the block. */
+static int encode_maps(const tm_geom &g, int R, int BN, int b_bytes, CUtensorMapDataType type, int elem, void *xp,
+                       void *wp, CUtensorMap *xmap, CUtensorMap *wmap)
+{
+    const cuuint64_t row = (cuuint64_t)g.Cp * elem;
+    const cuuint64_t xdims[4] = {(cuuint64_t)g.Cp, (cuuint64_t)g.Wp, (cuuint64_t)g.Hp, (cuuint64_t)g.N};
+    const cuuint64_t xstrides[3] = {row, row * g.Wp, row * g.Wp * g.Hp};
+    const cuuint32_t xbox[4] = {(cuuint32_t)g.kc, (cuuint32_t)g.bw, (cuuint32_t)g.bh, 1};
+    const cuuint64_t wdims[3] = {(cuuint64_t)g.Cp, (cuuint64_t)R * g.S, (cuuint64_t)g.M};
+    const cuuint64_t wstrides[2] = {row, row * R * g.S};
+    const cuuint32_t wbox[3] = {(cuuint32_t)g.kc, 1, (cuuint32_t)BN};
+    if (g.kc * elem != TM_ROW_BYTES || g.bw * g.bh != TM_ROWS || g.kc * elem * BN != b_bytes) {
+        fprintf(stderr, "cnn: wgmma_tma: boxes (%d x %d x %d, %d x %d) do not fill the stage\n", g.kc, g.bw, g.bh,
+                g.kc, BN);
+        return 0;
+    }
+    return encode_map(xmap, type, 4, xp, xdims, xstrides, xbox) && encode_map(wmap, type, 3, wp, wdims, wstrides, wbox);
+}
+
+template <typename T, int BN, int STAGES, int MIN_BLOCKS, bool SPLIT_REGS>
+static cnn_status launch_tm(const tm_geom &g, int R, CUtensorMapDataType type, void *xp, void *wp, T *y,
+                            cudaStream_t st)
+{
+    typedef tm_smem<BN, STAGES> L;
+    static_assert(L::BYTES <= 227 * 1024 && L::BYTES * MIN_BLOCKS <= 228 * 1024 - 1024 * MIN_BLOCKS, "fits an SM");
+    CUtensorMap xmap, wmap;
+    if (!encode_maps(g, R, BN, L::B_BYTES, type, (int)sizeof(T), xp, wp, &xmap, &wmap)) return CNN_ERR_VARIANT;
+    static int ready;
+    tc3_smem_opt_in((const void *)tm_conv<T, BN, STAGES, MIN_BLOCKS, SPLIT_REGS>, L::BYTES, &ready);
+    dim3 grid(g.N * g.tiles_y * g.tiles_x, (g.M + BN - 1) / BN);
+    tm_conv<T, BN, STAGES, MIN_BLOCKS, SPLIT_REGS><<<grid, TM_THREADS, L::BYTES, st>>>(xmap, wmap, y, g);
+    GL_CHECK_LAUNCH();
+    return CNN_OK;
+}
+
+template <typename T>
+static cnn_status launch_tile(const tm_geom &g, int R, int tile, CUtensorMapDataType type, void *xp, void *wp, T *y,
+                              cudaStream_t st)
+{
+    switch (tile) {
+    case 0: return launch_tm<T, 64, 4, 2, false>(g, R, type, xp, wp, y, st);
+    case 1: return launch_tm<T, 64, 9, 1, true>(g, R, type, xp, wp, y, st);
+    case 2: return launch_tm<T, 128, 7, 1, true>(g, R, type, xp, wp, y, st);
+    case 3: return launch_tm<T, 256, 4, 1, true>(g, R, type, xp, wp, y, st);
+    default: return CNN_ERR_VARIANT;
+    }
+}
+
+/* ours_bf16_wgmma_tma: mma3's prepared xp, wp (cnn_bf16_mma3_prepare), y16, then y as float (timed). */
+extern "C" cnn_status cnn_launch_bf16_wgmma_tma(const cnn_launch_args *a, cudaStream_t st)
+{
+    if (!cnn_supports_wgmma_tma(&a->s) || a->tile < 0 || a->tile >= CNN_WGMMA_TMA_TILES) return CNN_ERR_VARIANT;
+    cnn_launch_args whole = *a;
+    whole.tile = 0; /* mma3's arrays without split-K */
+    tc3_call c;
+    const cnn_status status = tc3_setup(&whole, 1, 64, &c);
+    if (status != CNN_OK) return status;
+    const tm_geom g = geom_of(&a->s, 2);
+    if (g.Cp != c.d.Cp || g.Hp != c.d.Hp || g.Wp != c.d.Wp) return CNN_ERR_VARIANT; /* mma3's layout, checked */
+    const cnn_status r =
+        launch_tile<bf16>(g, a->s.R, a->tile, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, c.xp, c.wp, (bf16 *)c.y16, st);
+    if (r == CNN_OK) tc3_finish(a, c, st);
+    return r;
+}
+
+/* ours_tf32_wgmma_tma: the prepared FP32 (TF32-rounded) xp, wp; y written as FP32 directly. */
+extern "C" cnn_status cnn_launch_tf32_wgmma_tma(const cnn_launch_args *a, cudaStream_t st)
+{
+    if (!cnn_supports_wgmma_tma(&a->s) || a->tile < 0 || a->tile >= CNN_WGMMA_TMA_TILES) return CNN_ERR_VARIANT;
+    if (cnn_check(&a->s) != CNN_OK || a->workspace_bytes < cnn_workspace_tf32_wgmma_tma(&a->s, a->tile))
+        return CNN_ERR_SHAPE;
+    const tm_geom g = geom_of(&a->s, 4);
+    char *ws = (char *)a->workspace;
+    return launch_tile<float>(g, a->s.R, a->tile, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, ws, ws + tf32_x_bytes(g), a->y, st);
+}
