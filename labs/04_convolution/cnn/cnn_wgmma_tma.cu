@@ -60,6 +60,8 @@
 typedef __nv_bfloat16 bf16;
 
 /* ---- index arithmetic: plain C, the same on host and device ---- */
+enum { TM_ROWS = 128, TM_ROW_BYTES = 128, TM_THREADS = 384, TM_CONSUMER_WARPS = 8, TM_KSTEPS = 4 };
+
 /* The layer as the kernel walks it. */
 typedef struct {
     int N, H, W, M, S, Cp, Hp, Wp; /* Cp: channels in memory (C rounded up to 8), Hp x Wp: the padded image */
@@ -122,9 +124,21 @@ TM_HD long long tm_out_offset(const tm_geom *g, int n, int y0, int x0, int row, 
  * producer waits for the empty barrier's phase of tile i - STAGES's release. */
 TM_HD int tm_stage(int i, int stages) { return i % stages; }
 TM_HD unsigned tm_parity(int i, int stages) { return (unsigned)(i / stages) & 1u; }
-/* ---- end of the index arithmetic ---- */
 
-enum { TM_ROWS = 128, TM_ROW_BYTES = 128, TM_THREADS = 384, TM_CONSUMER_WARPS = 8, TM_KSTEPS = 4 };
+/* Shared memory: the ring's stages from `base` (1024-byte aligned: the swizzle pattern repeats every
+ * 8 rows of 128 bytes), each 128 rows of A then bn rows of B; consumer warpgroup cw (0, 1) reads
+ * A's rows 64 cw..; k-step ks of a chunk starts 32 ks bytes into every row (16 BF16 or 8 TF32). */
+TM_HD unsigned tm_align1024(unsigned addr) { return (addr + 1023) & ~1023u; }
+TM_HD unsigned tm_stage_bytes(int bn) { return (unsigned)(TM_ROWS + bn) * TM_ROW_BYTES; }
+TM_HD unsigned tm_a_addr(unsigned base, int st, int bn, int cw, int ks)
+{
+    return base + st * tm_stage_bytes(bn) + cw * 64 * TM_ROW_BYTES + 32 * ks;
+}
+TM_HD unsigned tm_b_addr(unsigned base, int st, int bn, int ks)
+{
+    return base + st * tm_stage_bytes(bn) + TM_ROWS * TM_ROW_BYTES + 32 * ks;
+}
+/* ---- end of the index arithmetic ---- */
 
 /* Shared memory: STAGES x [A: 128 rows][B: BN rows] of 128 bytes (each stage 1024-byte aligned),
  * then the full and empty mbarriers; 1024 bytes of slack to align the dynamic base. */
@@ -201,9 +215,8 @@ static __device__ __forceinline__ void tm_produce(const CUtensorMap *xmap, const
         bar_arrive_expect_tx(full + 8 * st, L::STAGE);
         int c0, r, s;
         tm_ktile_at(&g, i, &c0, &r, &s);
-        const unsigned a = base + st * L::STAGE;
-        tma_load_4d(a, xmap, full + 8 * st, c0, x0 + s, y0 + r, n);
-        tma_load_3d(a + L::A_BYTES, wmap, full + 8 * st, c0, r * g.S + s, m0);
+        tma_load_4d(tm_a_addr(base, st, BN, 0, 0), xmap, full + 8 * st, c0, x0 + s, y0 + r, n);
+        tma_load_3d(tm_b_addr(base, st, BN, 0), wmap, full + 8 * st, c0, r * g.S + s, m0);
     }
 }
 #endif
@@ -218,7 +231,7 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
 #if TMA_BUILT
     typedef tm_smem<BN, STAGES> L;
     extern __shared__ unsigned char tm_shared[];
-    const unsigned base = (smem_u32(tm_shared) + 1023) & ~1023u; /* the swizzle's 1024-byte alignment */
+    const unsigned base = tm_align1024(smem_u32(tm_shared));
     const unsigned full = base + L::BARS, empty = full + 8 * STAGES;
     const int tid = threadIdx.x, wg = tid / 128, t = tid % 128;
     if (tid == 0) {
@@ -244,10 +257,10 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
     for (int i = 0; i < g.nk; i++) {
         const int st = tm_stage(i, STAGES);
         bar_wait(full + 8 * st, tm_parity(i, STAGES)); /* tile i's bytes have landed */
-        const unsigned a = base + st * L::STAGE + (wg - 1) * 64 * TM_ROW_BYTES, b = base + st * L::STAGE + L::A_BYTES;
         wg_fence();
 #pragma unroll
-        for (int ks = 0; ks < TM_KSTEPS; ks++) tm_mma<T>(d, a + 32 * ks, b + 32 * ks);
+        for (int ks = 0; ks < TM_KSTEPS; ks++)
+            tm_mma<T>(d, tm_a_addr(base, st, BN, wg - 1, ks), tm_b_addr(base, st, BN, ks));
         wg_commit_and_wait<1>(); /* tile i - 1's group has retired: its stage goes back to the producer */
         if (i > 0 && t % 32 == 0) bar_arrive(empty + 8 * tm_stage(i - 1, STAGES));
     }
@@ -344,9 +357,9 @@ static int encode_map(CUtensorMap *map, CUtensorMapDataType type, int rank, void
     static const cuuint32_t ones[4] = {1, 1, 1, 1};
     PFN_cuTensorMapEncodeTiled_v12000 encode = tm_encoder();
     if (!encode) return 0;
-    const CUresult r = encode(map, type, (cuuint32_t)rank, addr, dims, strides, box, ones, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                              CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    const CUresult r = encode(map, type, (cuuint32_t)rank, addr, dims, strides, box, ones,
+                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) fprintf(stderr, "cnn: cuTensorMapEncodeTiled (rank %d): error %d\n", rank, (int)r);
     return r == CUDA_SUCCESS;
 }
@@ -364,7 +377,8 @@ static int encode_maps(const tm_geom &g, int R, int BN, int b_bytes, CUtensorMap
     const cuuint64_t wdims[3] = {(cuuint64_t)g.Cp, (cuuint64_t)R * g.S, (cuuint64_t)g.M};
     const cuuint64_t wstrides[2] = {row, row * R * g.S};
     const cuuint32_t wbox[3] = {(cuuint32_t)g.kc, 1, (cuuint32_t)BN};
-    if (g.kc * elem != TM_ROW_BYTES || g.bw * g.bh != TM_ROWS || g.kc * elem * BN != b_bytes) {
+    if (g.kc * elem != TM_ROW_BYTES || g.bw * g.bh != TM_ROWS || g.kc * elem * BN != b_bytes ||
+        tm_stage_bytes(BN) != (unsigned)(TM_ROWS * TM_ROW_BYTES + b_bytes)) {
         fprintf(stderr, "cnn: wgmma_tma: boxes (%d x %d x %d, %d x %d) do not fill the stage\n", g.kc, g.bw, g.bh,
                 g.kc, BN);
         return 0;
