@@ -342,7 +342,11 @@ static PFN_cuTensorMapEncodeTiled_v12000 tm_encoder(void)
     if (!fn) {
         void *p = NULL;
         cudaDriverEntryPointQueryResult q;
+#if CUDART_VERSION >= 12050 /* the versioned query; the plain one is deprecated from 12.5 on */
         GL_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q));
+#else
+        GL_CHECK(cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &q));
+#endif
         if (q == cudaDriverEntryPointSuccess) fn = (PFN_cuTensorMapEncodeTiled_v12000)p;
         else fprintf(stderr, "cnn: cuTensorMapEncodeTiled not found in the driver\n");
     }
