@@ -80,12 +80,16 @@ TM_HD tm_geom tm_geom_make(int N, int C, int H, int W, int M, int R, int S, int 
     return g;
 }
 
-/* Block bx's box: image n, top-left output pixel (y0, x0). */
-TM_HD void tm_tile_at(const tm_geom *g, int bx, int *n, int *y0, int *x0)
+/* Block b's work: output channels m0.. (bn of them) of the box of image n with top-left output
+ * pixel (y0, x0). The channel blocks of one box are neighbours in launch order, so the box's x
+ * rows are still in L2 when its other channel blocks read them. Blocks: tm_blocks. */
+TM_HD void tm_block_at(const tm_geom *g, int b, int bn, int *n, int *y0, int *x0, int *m0)
 {
-    const int per_image = g->tiles_x * g->tiles_y, q = bx % per_image, ty = q / g->tiles_x;
-    *n = bx / per_image, *y0 = ty * g->bh, *x0 = (q - ty * g->tiles_x) * g->bw;
+    const int m_blocks = (g->M + bn - 1) / bn, box = b / m_blocks, per_image = g->tiles_x * g->tiles_y;
+    const int q = box % per_image, ty = q / g->tiles_x;
+    *m0 = (b - box * m_blocks) * bn, *n = box / per_image, *y0 = ty * g->bh, *x0 = (q - ty * g->tiles_x) * g->bw;
 }
+TM_HD int tm_blocks(const tm_geom *g, int bn) { return g->N * g->tiles_y * g->tiles_x * ((g->M + bn - 1) / bn); }
 
 /* k-tile i: filter tap (r, s), first channel c0. Its boxes: x at (c0, x0 + s, y0 + r, n) (xp's
  * border makes input pixel y0 + r - pad padded row y0 + r), w at (c0, r S + s, m0). */
@@ -242,9 +246,8 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); /* ... visible to the TMA engine */
     }
     __syncthreads(); /* the last block-wide barrier: the roles part here */
-    int n, y0, x0;
-    tm_tile_at(&g, blockIdx.x, &n, &y0, &x0);
-    const int m0 = blockIdx.y * BN;
+    int n, y0, x0, m0;
+    tm_block_at(&g, blockIdx.x, BN, &n, &y0, &x0, &m0);
     if (wg == 0) {
         if (SPLIT_REGS) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (tid == 0) tm_produce<BN, STAGES>(&xmap, &wmap, g, base, full, empty, n, y0, x0, m0);
@@ -400,8 +403,7 @@ static cnn_status launch_tm(const tm_geom &g, int R, CUtensorMapDataType type, v
     if (!encode_maps(g, R, BN, L::B_BYTES, type, (int)sizeof(T), xp, wp, &xmap, &wmap)) return CNN_ERR_VARIANT;
     static int ready;
     tc3_smem_opt_in((const void *)tm_conv<T, BN, STAGES, MIN_BLOCKS, SPLIT_REGS>, L::BYTES, &ready);
-    dim3 grid(g.N * g.tiles_y * g.tiles_x, (g.M + BN - 1) / BN);
-    tm_conv<T, BN, STAGES, MIN_BLOCKS, SPLIT_REGS><<<grid, TM_THREADS, L::BYTES, st>>>(xmap, wmap, y, g);
+    tm_conv<T, BN, STAGES, MIN_BLOCKS, SPLIT_REGS><<<tm_blocks(&g, BN), TM_THREADS, L::BYTES, st>>>(xmap, wmap, y, g);
     GL_CHECK_LAUNCH();
     return CNN_OK;
 }
