@@ -260,6 +260,7 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
     for (int i = 0; i < g.nk; i++) {
         const int st = tm_stage(i, STAGES);
         bar_wait(full + 8 * st, tm_parity(i, STAGES)); /* tile i's bytes have landed */
+        __syncwarp(); /* the warp converged for the .aligned wgmma instructions */
         wg_fence();
 #pragma unroll
         for (int ks = 0; ks < TM_KSTEPS; ks++)
