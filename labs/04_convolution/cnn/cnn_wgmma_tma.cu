@@ -213,6 +213,7 @@ static __device__ __forceinline__ void tm_produce(const CUtensorMap *xmap, const
                                                   int m0)
 {
     typedef tm_smem<BN, STAGES> L;
+    asm volatile("prefetch.tensormap [%0];\nprefetch.tensormap [%1];\n" ::"l"(xmap), "l"(wmap) : "memory");
     for (int i = 0; i < g.nk; i++) {
         const int st = tm_stage(i, STAGES);
         if (i >= STAGES) bar_wait(empty + 8 * st, tm_parity(i - STAGES, STAGES)); /* tile i - STAGES released */
