@@ -319,8 +319,8 @@ static __global__ void tm_channels_last_tf32(const float *src, float *dst, int N
 
 /* ---------------- host side ---------------- */
 
-/* The tiles (cnn_tile_name_wgmma_tma; tile_config): 128 x BN, stages (at most), blocks per SM; the
- * halo tiles load one x box per filter column (tm_geom, rt = R). */
+/* The tiles (cnn_tile_name_wgmma_tma; launch_tile): 128 x BN, stages (at most), blocks per SM; the
+ * halo tiles load one x box per filter column of a 3 x 3 filter (tm_geom's rt = 3). */
 static const char *const TM_TILE_NAMES[CNN_WGMMA_TMA_TILES] = {"128x64_4st_2blk", "128x64_9st", "128x128_7st",
                                                                "128x256_4st", "halo_128x64", "halo_128x128"};
 
