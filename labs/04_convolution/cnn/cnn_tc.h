@@ -66,6 +66,18 @@ const char *cnn_tile_name_bf16_wgmma(int tile);
 #define CNN_WGMMA2_TILES 9
 cnn_status cnn_launch_bf16_wgmma2(const cnn_launch_args *a, cudaStream_t st);
 const char *cnn_tile_name_bf16_wgmma2(int tile);
+/* cnn_wgmma_tma.cu (sm_90a, built with cnn_wgmma.cu; else the stub): ours_bf16_wgmma_tma and
+ * ours_tf32_wgmma_tma, TMA-fed warp-specialised wgmma with an mbarrier ring. BF16: mma3's workspace
+ * (no split-K) and prepare hook; TF32: its own prepare (x, w rounded to TF32, the same layouts in
+ * FP32) and workspace. cnn_supports_wgmma_tma: compute capability 9.0 and an sm_90a build. */
+#define CNN_WGMMA_TMA_TILES 6
+int cnn_supports_wgmma_tma(const cnn_shape *s);
+const char *cnn_tile_name_wgmma_tma(int tile);
+size_t cnn_workspace_bf16_wgmma_tma(const cnn_shape *s, int tile);
+cnn_status cnn_launch_bf16_wgmma_tma(const cnn_launch_args *a, cudaStream_t st);
+size_t cnn_workspace_tf32_wgmma_tma(const cnn_shape *s, int tile);
+void cnn_tf32_wgmma_tma_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace, cudaStream_t st);
+cnn_status cnn_launch_tf32_wgmma_tma(const cnn_launch_args *a, cudaStream_t st);
 void cnn_to_bf16(const float *src, void *dst, size_t n, cudaStream_t st);   /* round to nearest even */
 void cnn_from_bf16(const void *src, float *dst, size_t n, cudaStream_t st); /* exact */
 

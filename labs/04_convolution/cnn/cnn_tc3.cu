@@ -201,22 +201,37 @@ extern "C" const char *cnn_tile_name_bf16_wgmma2(int tile)
     return tile >= 0 && tile < CNN_WGMMA2_TILES ? TILE_NAMES[tile] : "?";
 }
 
-/* wgmma exists on compute capability 9.0 only, in an sm_90a build only: said once where absent. */
-extern "C" int cnn_supports_bf16_wgmma(const cnn_shape *s)
+/* wgmma exists on compute capability 9.0 only, in an sm_90a build only: said once per family of
+ * rows (`rows`) where absent (*known: -1 until asked). */
+static int wgmma_usable(const char *rows, int *known)
 {
-    (void)s;
-    static int known = -1;
-    if (known < 0) {
+    if (*known < 0) {
         int dev, major, minor;
         GL_CHECK(cudaGetDevice(&dev));
         GL_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
         GL_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-        known = major == 9 && minor == 0 && cnn_wgmma_built();
-        if (!known)
-            printf("note: cnn: ours_bf16_wgmma, ours_bf16_wgmma2 (wgmma) need %s: left out\n",
+        *known = major == 9 && minor == 0 && cnn_wgmma_built();
+        if (!*known)
+            printf("note: cnn: %s need %s: left out\n", rows,
                    cnn_wgmma_built() ? "a GPU of compute capability 9.0" : "an sm_90a build (90 in -Dcuda-arch)");
     }
-    return known;
+    return *known;
+}
+
+extern "C" int cnn_supports_bf16_wgmma(const cnn_shape *s)
+{
+    (void)s;
+    static int known = -1;
+    return wgmma_usable("ours_bf16_wgmma, ours_bf16_wgmma2 (wgmma)", &known);
+}
+
+/* The TMA rows (cnn_wgmma_tma.cu) take every shape cnn_check accepts (stride 1, odd R x S, padding
+ * (R-1)/2): TMA's zero fill covers any C, H, W, M; only the device and the build can rule them out. */
+extern "C" int cnn_supports_wgmma_tma(const cnn_shape *s)
+{
+    (void)s;
+    static int known = -1;
+    return wgmma_usable("ours_bf16_wgmma_tma, ours_tf32_wgmma_tma (TMA, wgmma)", &known);
 }
 
 /* The layout change of x (BF16 NCHW in the workspace -> the interior of xp) on stream st. */

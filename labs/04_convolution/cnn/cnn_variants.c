@@ -130,6 +130,14 @@ static const cnn_variant_row ROWS[] = {
      "(wait_group 1), copies STAGES-2 tiles ahead into stages whose MMAs are complete", CNN_BF16, CNN_ROLE_OURS,
      cnn_launch_bf16_wgmma2, cnn_workspace_bf16_wgmma, cnn_supports_bf16_wgmma, NULL, CNN_WGMMA2_TILES,
      cnn_tile_name_bf16_wgmma2, NULL, NULL, cnn_bf16_mma3_prepare},
+    {"ours_bf16_wgmma_tma", "warp-specialised: a producer thread feeds an mbarrier ring by TMA (128B swizzle, zero "
+     "fill = padding), 2 consumer warpgroups run wgmma; tiles autotuned", CNN_BF16, CNN_ROLE_OURS,
+     cnn_launch_bf16_wgmma_tma, cnn_workspace_bf16_wgmma_tma, cnn_supports_wgmma_tma, NULL, CNN_WGMMA_TMA_TILES,
+     cnn_tile_name_wgmma_tma, NULL, NULL, cnn_bf16_mma3_prepare},
+    {"ours_tf32_wgmma_tma", "ours_bf16_wgmma_tma on TF32 (wgmma k8): x, w rounded to TF32 and laid out channels-last "
+     "untimed (cudnn_tf32 times its own layout change)", CNN_TF32, CNN_ROLE_OURS, cnn_launch_tf32_wgmma_tma,
+     cnn_workspace_tf32_wgmma_tma, cnn_supports_wgmma_tma, NULL, CNN_WGMMA_TMA_TILES, cnn_tile_name_wgmma_tma, NULL,
+     NULL, cnn_tf32_wgmma_tma_prepare},
 };
 
 int cnn_variant_count(void) { return (int)(sizeof ROWS / sizeof ROWS[0]); }

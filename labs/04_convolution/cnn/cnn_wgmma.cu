@@ -59,6 +59,7 @@ template <int BN, int STAGES> struct wg_smem {
 
 #if WG_BUILT
 #include "cnn_tc_mma.cuh"
+#include "cnn_wgmma.cuh"
 
 /* A shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"): start address, leading
  * byte offset (K-major, no swizzle: the next 8 k), stride byte offset 128 (the next 8 rows), each
@@ -67,34 +68,6 @@ static __device__ __forceinline__ unsigned long long wg_desc(unsigned addr, unsi
 {
     return (unsigned long long)((addr & 0x3FFFF) >> 4) | (unsigned long long)((lbo & 0x3FFFF) >> 4) << 16 |
            (unsigned long long)(128 >> 4) << 32;
-}
-
-/* d += A B for one k16 step of the warpgroup: A 64 x 16, B BN x 16 (both K-major, no transpose),
- * FP32 d (BN / 2 registers per thread). */
-#define WG_F8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
-    "+f"(d[i + 6]), "+f"(d[i + 7])
-#define WG_F32(i) WG_F8(i), WG_F8(i + 8), WG_F8(i + 16), WG_F8(i + 24)
-#define WG_R10(t) "%" #t "0, %" #t "1, %" #t "2, %" #t "3, %" #t "4, %" #t "5, %" #t "6, %" #t "7, %" #t "8, %" #t "9, "
-#define WG_R60 WG_R10() WG_R10(1) WG_R10(2) WG_R10(3) WG_R10(4) WG_R10(5)
-#define WG_MMA(N, REGS, A, B, P, ...) /* operands: d (N / 2), then A's and B's descriptors, then 1 */ \
-    static __device__ __forceinline__ void wgmma_bf16(float(&d)[N / 2], unsigned long long da, unsigned long long db) \
-    { \
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" P ", 0;\nwgmma.mma_async.sync.aligned.m64n" #N \
-                     "k16.f32.bf16.bf16 {" REGS "}, %" A ", %" B ", p, 1, 1, 0, 0;\n}\n" \
-                     : __VA_ARGS__ \
-                     : "l"(da), "l"(db), "r"(1)); \
-    }
-WG_MMA(64, WG_R10() WG_R10(1) WG_R10(2) "%30, %31", "32", "33", "34", WG_F32(0))
-WG_MMA(128, WG_R60 "%60, %61, %62, %63", "64", "65", "66", WG_F32(0), WG_F32(32))
-WG_MMA(256, WG_R60 WG_R10(6) WG_R10(7) WG_R10(8) WG_R10(9) WG_R10(10) WG_R10(11) "%120, %121, %122, %123, "
-       "%124, %125, %126, %127", "128", "129", "130", WG_F32(0), WG_F32(32), WG_F32(64), WG_F32(96))
-#undef WG_MMA
-
-static __device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-/* Close this k-tile's wgmma group, then wait until at most IN_FLIGHT groups are still running. */
-template <int IN_FLIGHT> static __device__ __forceinline__ void wg_commit_and_wait()
-{
-    asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned %0;\n" ::"n"(IN_FLIGHT) : "memory");
 }
 
 /* One k-tile (k0 .. k0 + 63) into a stage: thread tid copies 16-byte chunk tid % 8 of rows
@@ -174,8 +147,7 @@ static __global__ void __launch_bounds__(WG_THREADS, MIN_BLOCKS)
     }
 #undef WG_LOAD_TILE
     if (IN_FLIGHT) asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); /* the last groups */
-#pragma unroll
-    for (int r = 0; r < BN / 2; r++) asm volatile("" : "+f"(d_regs[r])::"memory"); /* read d after the wait */
+    wg_fence_regs(d_regs); /* read d after the wait */
     asm volatile("cp.async.wait_group 0;\n" ::);
     __syncthreads(); /* the pipeline buffers become the output tile */
     store_tile_staged<bf16, WG_BM, BN, WG_THREADS, 1, BN / 8>((float *)wg_shared, acc, b.wm0, 0, b.lane, tid, b.m0,

@@ -1,5 +1,6 @@
-/* cnn_wgmma_stub.c - Lab 04, part 2: ours_bf16_wgmma(2) in a build without sm_90a code (90 not in
- * -Dcuda-arch): the rows are left out (cnn_supports_bf16_wgmma says so) and never launched. */
+/* cnn_wgmma_stub.c - Lab 04, part 2: ours_bf16_wgmma(2) and ours_{bf16,tf32}_wgmma_tma in a build
+ * without sm_90a code (90 not in -Dcuda-arch): the rows are left out (cnn_supports_bf16_wgmma and
+ * cnn_supports_wgmma_tma say so) and never launched or prepared. */
 #include "cnn_tc.h"
 
 int cnn_wgmma_built(void) { return 0; }
@@ -11,3 +12,18 @@ cnn_status cnn_launch_bf16_wgmma(const cnn_launch_args *a, cudaStream_t st)
 }
 
 cnn_status cnn_launch_bf16_wgmma2(const cnn_launch_args *a, cudaStream_t st) { return cnn_launch_bf16_wgmma(a, st); }
+
+cnn_status cnn_launch_bf16_wgmma_tma(const cnn_launch_args *a, cudaStream_t st) { return cnn_launch_bf16_wgmma(a, st); }
+cnn_status cnn_launch_tf32_wgmma_tma(const cnn_launch_args *a, cudaStream_t st) { return cnn_launch_bf16_wgmma(a, st); }
+const char *cnn_tile_name_wgmma_tma(int tile)
+{
+    (void)tile;
+    return "?";
+}
+size_t cnn_workspace_bf16_wgmma_tma(const cnn_shape *s, int tile) { return cnn_workspace_bf16_wgmma(s, tile); }
+size_t cnn_workspace_tf32_wgmma_tma(const cnn_shape *s, int tile) { return cnn_workspace_bf16_wgmma(s, tile); }
+
+void cnn_tf32_wgmma_tma_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace, cudaStream_t st)
+{
+    (void)s, (void)x, (void)w, (void)workspace, (void)st;
+}

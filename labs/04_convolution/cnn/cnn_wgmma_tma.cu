@@ -1,0 +1,489 @@
+/* cnn_wgmma_tma.cu - Lab 04, part 2: ours_bf16_wgmma_tma and ours_tf32_wgmma_tma, the channels-last
+ * implicit GEMM fed by the Tensor Memory Accelerator (TMA) and run by a warp-specialised block, the
+ * way Hopper's libraries (cuDNN's sm90_xmma_fprop kernels, CUTLASS) build it. sm_90a only (meson:
+ * built with cnn_wgmma.cu); the rows run on compute capability 9.0 only.
+ *
+ * Lesson: in ours_bf16_wgmma every thread computes im2col addresses and issues 16-byte cp.async
+ * copies, then waits for its own copies and meets the others at a barrier: the threads that should
+ * feed the tensor cores spend their issue slots on address arithmetic and synchronisation, and each
+ * 128-byte row of a pixel's channels arrives as eight separate 16-byte L2 requests. Three Hopper
+ * features take that work away:
+ *   - TMA: one thread describes a whole tile as a box of a tensor (cuTensorMapEncodeTiled on the
+ *     host: x as a 4-D tensor (C, W, H, N) in channels-last order, w as (C, R S, M)) and one
+ *     instruction (cp.async.bulk.tensor) moves it; the copy engine generates the addresses and asks L2
+ *     for whole 128-byte rows. The A tile of filter tap (r, s), channels c0.. and an output box of
+ *     BH x BW pixels of image n is the box at (c0, x0 + s, y0 + r, n) of the zero-bordered x: no
+ *     per-pixel arithmetic anywhere, and what lies outside the tensor (past the last channel, pixel or
+ *     output channel) is filled with zeros by the engine, so no bounds checks either;
+ *   - warp specialisation and an mbarrier ring: warpgroup 0 is the producer (one thread issues the
+ *     copies, the other 127 leave at once), warpgroups 1 and 2 are consumers (64 pixel rows x BN
+ *     output channels each). A ring of stages, each with a "full" mbarrier (the producer arms it with
+ *     the stage's byte count, the TMA engine completes it as the bytes land) and an "empty" one (each
+ *     consumer warp arrives once the wgmma that read the stage has retired). Nobody waits at a
+ *     __syncthreads: the producer runs a ring's length ahead and the consumers keep one wgmma
+ *     group in flight (wait_group 1), releasing tile i - 1 while tile i multiplies. setmaxnreg moves
+ *     registers from the producer (40) to the consumers (232) where one block fills the SM;
+ *   - the 128-byte swizzle: TMA writes each 128-byte row r with its eight 16-byte chunks permuted
+ *     (chunk c at c ^ (r % 8)), wgmma's descriptor says so (layout type 1, 8-row groups 1024 bytes
+ *     apart), and the eight rows a core-matrix read touches sit in eight different bank groups: no
+ *     padding, no conflicts, and a stage is a dense 1024-byte-aligned block.
+ * GEMM: M = pixels (the box's BH x BW = 128 rows, BW = the power of two >= W, at least 8, at most
+ * 128; rows outside the image are computed on zeros and not stored), N = BN output channels (64, 128
+ * or 256, autotuned with the stage count), K = R S x Cp in 128-byte chunks (BF16: 64 channels, TF32:
+ * 32; a chunk past Cp reads zeros). A block computes one box of one image; no split-K.
+ * The halo tiles (3 x 3 filters): per tap, x's box is 128 rows of which the next tap down reuses
+ * all but BW; one box of BH + 2 rows (BW = 16 at most: taller, so less halo) serves the filter
+ * column's 3 taps, tap r being its rows from r BW on (a 1024-byte multiple: BW >= 8), with the 3
+ * taps' w boxes in the same stage: per 3 taps of a 128 x 64 tile 20 + 24 KB from L2 instead of
+ * 3 x (16 + 8). Stages: as many as fit (at most the tile's count); other filters: one box per tap.
+ * What the profile should show against ours_bf16_wgmma (not measured here): far fewer issued
+ * instructions per FLOP (no LDGSTS, no address math in the consumers), L2 requests of 128 bytes,
+ * zero shared-memory bank conflicts on the tensor-core reads, tensor-pipe activity limited by the
+ * ring's depth rather than by __syncthreads stalls, and (halo tiles) less L2 traffic per FLOP.
+ * Layout and timing: the BF16 row takes mma3's prepare hook (x16, w16 rounded, xp = NHWC with a zero
+ * border, wp = [M][R][S][Cp], all untimed; y written as BF16 and converted to float inside the
+ * timing: what every BF16 row, cudnn_bf16 included, times). The TF32 row's prepare (untimed) rounds x
+ * and w to TF32 to nearest (cvt.rna: the TF32 class's bound assumes it; wgmma would truncate raw
+ * FP32) into the same two layouts in FP32; cudnn_tf32 gets NCHW FP32 and times whatever layout change
+ * it makes, so this row's figure leaves out a transpose that ours_bf16_mma3_t shows the cost of.
+ * Error bounds: the classes' (the same rounded x and w, FP32 accumulation in any order). */
+#include <stdio.h>
+#include <cuda.h>         /* CUtensorMap and its enums only: the encoder comes from the runtime */
+#include <cudaTypedefs.h> /* PFN_cuTensorMapEncodeTiled */
+#include <cuda_runtime.h>
+#include <cuda_bf16.h>
+#include "cnn_tc.h"
+#include "cnn_tc3.cuh"
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define TMA_BUILT 1
+#else
+#define TMA_BUILT 0
+#endif
+#define TM_HD static __host__ __device__ __forceinline__
+
+typedef __nv_bfloat16 bf16;
+
+/* ---- index arithmetic: plain C, the same on host and device ---- */
+enum { TM_ROWS = 128, TM_ROW_BYTES = 128, TM_THREADS = 384, TM_CONSUMER_WARPS = 8, TM_KSTEPS = 4 };
+
+/* The layer as the kernel walks it. A k-tile is `rt` filter taps (r0 .. r0 + rt - 1, s) of one
+ * 128-byte channel chunk: rt = 1 (one box per tap), or rt = R ("halo": one box of bh + R - 1 rows
+ * serves the R taps of a filter column, tap r being the box's rows from r bw on). */
+typedef struct {
+    int N, H, W, M, R, S, Cp, Hp, Wp; /* Cp: channels in memory (C rounded up to 8), Hp x Wp: the padded image */
+    int kc, chunks, rt, nk;           /* channels per 128-byte chunk; chunks per tap; taps per k-tile; k-tiles */
+    int bw, bh, tiles_x, tiles_y;     /* the output box (bw bh = 128 GEMM rows) and the boxes per image */
+    int a_rows, stages;               /* rows of a k-tile's x box ((bh + rt - 1) bw); the ring's stages */
+} tm_geom;
+
+/* bw: the power of two >= W, from 8 up to max_bw (128; 16 with the halo: taller boxes, less halo). */
+TM_HD tm_geom tm_geom_make(int N, int C, int H, int W, int M, int R, int S, int pad_h, int pad_w, int elem_bytes,
+                           int halo)
+{
+    tm_geom g;
+    g.N = N, g.H = H, g.W = W, g.M = M, g.R = R, g.S = S, g.Cp = (C + 7) / 8 * 8, g.Hp = H + 2 * pad_h;
+    g.Wp = W + 2 * pad_w, g.kc = 128 / elem_bytes, g.chunks = (g.Cp + g.kc - 1) / g.kc, g.rt = halo ? R : 1;
+    g.nk = R / g.rt * S * g.chunks;
+    for (g.bw = 8; g.bw < W && g.bw < (halo ? 16 : 128); g.bw *= 2) {
+    }
+    g.bh = 128 / g.bw, g.tiles_x = (W + g.bw - 1) / g.bw, g.tiles_y = (H + g.bh - 1) / g.bh;
+    g.a_rows = (g.bh + g.rt - 1) * g.bw, g.stages = 0; /* stages: tm_fit_stages */
+    return g;
+}
+
+/* Block b's work: output channels m0.. (bn of them) of the box of image n with top-left output
+ * pixel (y0, x0). The channel blocks of one box are neighbours in launch order, so the box's x
+ * rows are still in L2 when its other channel blocks read them. Blocks: tm_blocks. */
+TM_HD void tm_block_at(const tm_geom *g, int b, int bn, int *n, int *y0, int *x0, int *m0)
+{
+    const int m_blocks = (g->M + bn - 1) / bn, box = b / m_blocks, per_image = g->tiles_x * g->tiles_y;
+    const int q = box % per_image, ty = q / g->tiles_x;
+    *m0 = (b - box * m_blocks) * bn, *n = box / per_image, *y0 = ty * g->bh, *x0 = (q - ty * g->tiles_x) * g->bw;
+}
+TM_HD int tm_blocks(const tm_geom *g, int bn) { return g->N * g->tiles_y * g->tiles_x * ((g->M + bn - 1) / bn); }
+
+/* k-tile i: taps (r0 + j, s), j < rt, first channel c0. Its boxes: x at (c0, x0 + s, y0 + r0, n)
+ * (xp's border makes input pixel y0 + r0 - pad padded row y0 + r0), w at (c0, (r0 + j) S + s, m0). */
+TM_HD void tm_ktile_at(const tm_geom *g, int i, int *c0, int *r0, int *s)
+{
+    const int group = i / g->chunks, col = group / g->S;
+    *c0 = (i - group * g->chunks) * g->kc, *r0 = col * g->rt, *s = group - col * g->S;
+}
+
+/* The shared-memory matrix descriptor of a K-major operand in the 128-byte swizzle (PTX ISA, "Matrix
+ * Descriptor Format"): start address >> 4 (bits 0-13), leading byte offset 16 >> 4 (bits 16-29:
+ * unused when the k-step, 32 bytes, lies inside the 128-byte swizzle row), stride byte offset
+ * 1024 >> 4 (bits 32-45: the next 8 rows), base offset 0 (stages are 1024-byte aligned), layout type
+ * 1 = 128-byte swizzle (bits 62-63). k-step j of a chunk starts 32 j bytes into the row. */
+TM_HD unsigned long long tm_desc(unsigned addr)
+{
+    return (unsigned long long)((addr & 0x3FFFF) >> 4) | 1ull << 16 | (unsigned long long)(1024 >> 4) << 32 |
+           1ull << 62;
+}
+
+/* wgmma's accumulator register i of thread t (0..127) of a warpgroup (PTX ISA, m64nNk16 D fragment):
+ * row 16 (t / 32) + (t % 32) / 4 (+ 8), column 8 (i / 4) + 2 (t % 4) (+ 1). */
+TM_HD int tm_acc_row(int t, int i) { return 16 * (t / 32) + t % 32 / 4 + 8 * (i >> 1 & 1); }
+TM_HD int tm_acc_col(int t, int i) { return 8 * (i >> 2) + 2 * (t % 4) + (i & 1); }
+
+/* y's element of GEMM row `row` (pixel (row / bw, row % bw) of the box) and output channel m, in
+ * NCHW; -1 outside the image or past M (computed on zeros, not stored). */
+TM_HD long long tm_out_offset(const tm_geom *g, int n, int y0, int x0, int row, int m)
+{
+    const int y = y0 + row / g->bw, x = x0 + row % g->bw;
+    return y < g->H && x < g->W && m < g->M ? (((long long)n * g->M + m) * g->H + y) * g->W + x : -1;
+}
+
+/* The ring: k-tile i uses stage i % stages in round i / stages. Its full barrier completes phase
+ * i / stages (wait parity (i / stages) & 1); before refilling the stage for tile i >= stages the
+ * producer waits for the empty barrier's phase of tile i - stages's release. */
+TM_HD int tm_stage(int i, int stages) { return i % stages; }
+TM_HD unsigned tm_parity(int i, int stages) { return (unsigned)(i / stages) & 1u; }
+
+/* Shared memory: the ring's stages from `base` (1024-byte aligned: the swizzle pattern repeats every
+ * 8 rows of 128 bytes), each a_rows rows of x then rt x bn rows of w (tap j's at j bn); then the
+ * 2 x stages mbarriers. For tap j consumer warpgroup cw (0, 1) reads x's rows 64 cw + j bw .. (a
+ * multiple of 8 rows: bw >= 8); k-step ks of a chunk starts 32 ks bytes into every row (16 BF16 or
+ * 8 TF32). tm_fit_stages: the most stages (up to max) whose bytes, with 1024 of slack for the
+ * alignment, fit `budget`. */
+TM_HD unsigned tm_align1024(unsigned addr) { return (addr + 1023) & ~1023u; }
+TM_HD unsigned tm_stage_bytes(const tm_geom *g, int bn) { return (unsigned)(g->a_rows + g->rt * bn) * TM_ROW_BYTES; }
+TM_HD unsigned tm_smem_bytes(const tm_geom *g, int bn) { return 1024 + g->stages * (tm_stage_bytes(g, bn) + 16); }
+TM_HD int tm_fit_stages(const tm_geom *g, int bn, int max, unsigned budget)
+{
+    const int fit = (int)((budget - 1024) / (tm_stage_bytes(g, bn) + 16));
+    return fit < max ? fit : max;
+}
+TM_HD unsigned tm_a_addr(const tm_geom *g, unsigned base, int st, int bn, int cw)
+{
+    return base + st * tm_stage_bytes(g, bn) + cw * 64 * TM_ROW_BYTES;
+}
+TM_HD unsigned tm_b_addr(const tm_geom *g, unsigned base, int st, int bn)
+{
+    return base + st * tm_stage_bytes(g, bn) + g->a_rows * TM_ROW_BYTES;
+}
+TM_HD unsigned tm_a_step(const tm_geom *g, int j, int ks) { return j * g->bw * TM_ROW_BYTES + 32 * ks; }
+TM_HD unsigned tm_b_step(int bn, int j, int ks) { return j * bn * TM_ROW_BYTES + 32 * ks; }
+/* ---- end of the index arithmetic ---- */
+
+#if TMA_BUILT
+#include "cnn_tc_mma.cuh"
+#include "cnn_wgmma.cuh"
+
+static __device__ __forceinline__ void bar_init(unsigned bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+/* The producer's arrival: one of the full barrier's one, and `bytes` more to land before it completes. */
+static __device__ __forceinline__ void bar_arrive_expect_tx(unsigned bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+static __device__ __forceinline__ void bar_arrive(unsigned bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+/* Until the phase of parity `parity` has completed. */
+static __device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
+{
+    asm volatile("{\n.reg .pred done;\nTM_WAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra TM_WAIT;\n}\n" ::"r"(bar),
+                 "r"(parity)
+                 : "memory");
+}
+/* The box at coordinates c (innermost first) of the tensor map into shared memory at dst; the TMA
+ * engine counts its bytes on the mbarrier bar. */
+static __device__ __forceinline__ void tma_load_4d(unsigned dst, const CUtensorMap *map, unsigned bar, int c0, int c1,
+                                                   int c2, int c3)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, "
+                 "%4, %5, %6}], [%2];\n" ::"r"(dst),
+                 "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+                 : "memory");
+}
+static __device__ __forceinline__ void tma_load_3d(unsigned dst, const CUtensorMap *map, unsigned bar, int c0, int c1,
+                                                   int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, "
+                 "%4, %5}], [%2];\n" ::"r"(dst),
+                 "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
+/* One k-step (32 bytes of every row) of the warpgroup: BF16 k16 or TF32 k8. */
+template <typename T, int NR> static __device__ __forceinline__ void tm_mma(float (&d)[NR], unsigned a, unsigned b)
+{
+    if constexpr (sizeof(T) == 2) wgmma_bf16(d, tm_desc(a), tm_desc(b));
+    else wgmma_tf32(d, tm_desc(a), tm_desc(b));
+}
+static __device__ __forceinline__ void tm_store(bf16 *y, long long o, float v) { y[o] = __float2bfloat16_rn(v); }
+static __device__ __forceinline__ void tm_store(float *y, long long o, float v) { y[o] = v; }
+
+/* The producer thread: every k-tile's boxes (x, then rt of w) into the ring, up to g.stages tiles
+ * ahead of the consumers. */
+template <int BN>
+static __device__ __forceinline__ void tm_produce(const CUtensorMap *xmap, const CUtensorMap *wmap, const tm_geom &g,
+                                                  unsigned base, unsigned full, unsigned empty, int n, int y0, int x0,
+                                                  int m0)
+{
+    asm volatile("prefetch.tensormap [%0];\nprefetch.tensormap [%1];\n" ::"l"(xmap), "l"(wmap) : "memory");
+    for (int i = 0; i < g.nk; i++) {
+        const int st = tm_stage(i, g.stages);
+        if (i >= g.stages) bar_wait(empty + 8 * st, tm_parity(i - g.stages, g.stages)); /* tile i - stages released */
+        bar_arrive_expect_tx(full + 8 * st, tm_stage_bytes(&g, BN));
+        int c0, r0, s;
+        tm_ktile_at(&g, i, &c0, &r0, &s);
+        tma_load_4d(tm_a_addr(&g, base, st, BN, 0), xmap, full + 8 * st, c0, x0 + s, y0 + r0, n);
+        for (int j = 0; j < g.rt; j++)
+            tma_load_3d(tm_b_addr(&g, base, st, BN) + tm_b_step(BN, j, 0), wmap, full + 8 * st, c0,
+                        (r0 + j) * g.S + s, m0);
+    }
+}
+#endif
+
+/* Lesson: the TMA-fed, warp-specialised implicit GEMM; see the file comment. Block: one box of 128
+ * pixel rows x BN output channels, 384 threads (producer warpgroup + 2 consumer warpgroups).
+ * SPLIT_REGS: setmaxnreg (one block per SM); MIN_BLOCKS: the blocks per SM the tile is built for;
+ * RT: taps per k-tile (1, or 3 for the halo tiles of 3 x 3 filters). */
+template <typename T, int BN, int MIN_BLOCKS, bool SPLIT_REGS, int RT>
+static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
+    tm_conv(const __grid_constant__ CUtensorMap xmap, const __grid_constant__ CUtensorMap wmap, T *y, tm_geom g)
+{
+#if TMA_BUILT
+    extern __shared__ unsigned char tm_shared[];
+    const unsigned base = tm_align1024(smem_u32(tm_shared));
+    const unsigned full = base + g.stages * tm_stage_bytes(&g, BN), empty = full + 8 * g.stages;
+    const int tid = threadIdx.x, wg = tid / 128, t = tid % 128;
+    if (tid == 0) {
+        for (int s = 0; s < g.stages; s++) {
+            bar_init(full + 8 * s, 1);                  /* the producer's arrive_expect_tx (+ the bytes) */
+            bar_init(empty + 8 * s, TM_CONSUMER_WARPS); /* one arrival per consumer warp */
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); /* ... visible to the TMA engine */
+    }
+    __syncthreads(); /* the last block-wide barrier: the roles part here */
+    int n, y0, x0, m0;
+    tm_block_at(&g, blockIdx.x, BN, &n, &y0, &x0, &m0);
+    if (wg == 0) {
+        if (SPLIT_REGS) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        if (tid == 0) tm_produce<BN>(&xmap, &wmap, g, base, full, empty, n, y0, x0, m0);
+        return;
+    }
+    if (SPLIT_REGS) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+    float d[BN / 2];
+#pragma unroll
+    for (int i = 0; i < BN / 2; i++) d[i] = 0.0f;
+    for (int i = 0; i < g.nk; i++) {
+        const int st = tm_stage(i, g.stages);
+        bar_wait(full + 8 * st, tm_parity(i, g.stages)); /* tile i's bytes have landed */
+        __syncwarp(); /* the warp converged for the .aligned wgmma instructions */
+        const unsigned a = tm_a_addr(&g, base, st, BN, wg - 1), b = tm_b_addr(&g, base, st, BN);
+        wg_fence();
+#pragma unroll
+        for (int j = 0; j < RT; j++) /* the k-tile's taps (g.rt == RT, checked on the host) */
+#pragma unroll
+            for (int ks = 0; ks < TM_KSTEPS; ks++) tm_mma<T>(d, a + tm_a_step(&g, j, ks), b + tm_b_step(BN, j, ks));
+        wg_commit_and_wait<1>(); /* tile i - 1's group has retired: its stage goes back to the producer */
+        if (i > 0 && t % 32 == 0) bar_arrive(empty + 8 * tm_stage(i - 1, g.stages));
+    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    wg_fence_regs(d);
+#pragma unroll
+    for (int i = 0; i < BN / 2; i++) {
+        const long long o = tm_out_offset(&g, n, y0, x0, 64 * (wg - 1) + tm_acc_row(t, i), m0 + tm_acc_col(t, i));
+        if (o >= 0) tm_store(y, o, d[i]);
+    }
+#endif
+}
+
+/* TF32 prepare: src [N][C][H][W] -> dst [N][H + 2 ph][W + 2 pw][Cp], rounded to TF32 to nearest,
+ * zero in the border and past C. w is the same with N = M, H = R, W = S and no border. */
+static __global__ void tm_channels_last_tf32(const float *src, float *dst, int N, int C, int H, int W, int ph, int pw,
+                                             int Cp)
+{
+#if TMA_BUILT
+    const int Hp = H + 2 * ph, Wp = W + 2 * pw;
+    const size_t total = (size_t)N * Hp * Wp * Cp;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
+        const size_t q = i / Cp, row = q / Wp, n = row / Hp;
+        const int c = (int)(i - q * Cp), ix = (int)(q - row * Wp) - pw, iy = (int)(row - n * Hp) - ph;
+        const bool in = c < C && iy >= 0 && iy < H && ix >= 0 && ix < W;
+        /* cvt.rna leaves the 13 bits below TF32's fraction zero; the mask makes it certain */
+        dst[i] = in ? __uint_as_float(__float_as_uint(to_tf32(src[((n * C + c) * H + iy) * W + ix])) & 0xFFFFE000u)
+                    : 0.0f;
+    }
+#endif
+}
+
+/* ---------------- host side ---------------- */
+
+/* The tiles (cnn_tile_name_wgmma_tma; launch_tile): 128 x BN, stages (at most), blocks per SM; the
+ * halo tiles load one x box per filter column of a 3 x 3 filter (tm_geom's rt = 3). */
+static const char *const TM_TILE_NAMES[CNN_WGMMA_TMA_TILES] = {"128x64_4st_2blk", "128x64_9st", "128x128_7st",
+                                                               "128x256_4st", "halo_128x64", "halo_128x128"};
+
+extern "C" const char *cnn_tile_name_wgmma_tma(int tile)
+{
+    return tile >= 0 && tile < CNN_WGMMA_TMA_TILES ? TM_TILE_NAMES[tile] : "?";
+}
+
+static size_t aligned256(size_t b) { return (b + 255) / 256 * 256; }
+static tm_geom geom_of(const cnn_shape *s, int elem_bytes, int halo)
+{
+    return tm_geom_make(s->N, s->C, s->H, s->W, s->M, s->R, s->S, s->pad_h, s->pad_w, elem_bytes, halo);
+}
+static size_t tf32_x_bytes(const tm_geom &g) { return aligned256((size_t)g.N * g.Hp * g.Wp * g.Cp * 4); }
+
+extern "C" size_t cnn_workspace_bf16_wgmma_tma(const cnn_shape *s, int tile)
+{
+    (void)tile;
+    return cnn_workspace_bf16_mma3(s, 0); /* mma3's arrays, no split-K partial sums */
+}
+
+extern "C" size_t cnn_workspace_tf32_wgmma_tma(const cnn_shape *s, int tile)
+{
+    (void)tile;
+    const tm_geom g = geom_of(s, 4, 0);
+    return tf32_x_bytes(g) + aligned256((size_t)s->M * s->R * s->S * g.Cp * 4);
+}
+
+extern "C" void cnn_tf32_wgmma_tma_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace,
+                                           cudaStream_t st)
+{
+    const tm_geom g = geom_of(s, 4, 0);
+    float *xp = (float *)workspace, *wp = (float *)((char *)workspace + tf32_x_bytes(g));
+    tm_channels_last_tf32<<<1024, 256, 0, st>>>(x, xp, s->N, s->C, s->H, s->W, s->pad_h, s->pad_w, g.Cp);
+    GL_CHECK_LAUNCH();
+    tm_channels_last_tf32<<<1024, 256, 0, st>>>(w, wp, s->M, s->C, s->R, s->S, 0, 0, g.Cp);
+    GL_CHECK_LAUNCH();
+}
+
+/* cuTensorMapEncodeTiled from the driver, through the runtime (no link against libcuda). */
+static PFN_cuTensorMapEncodeTiled_v12000 tm_encoder(void)
+{
+    static PFN_cuTensorMapEncodeTiled_v12000 fn;
+    if (!fn) {
+        void *p = NULL;
+        cudaDriverEntryPointQueryResult q;
+#if CUDART_VERSION >= 12050 /* the versioned query; the plain one is deprecated from 12.5 on */
+        GL_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q));
+#else
+        GL_CHECK(cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &q));
+#endif
+        if (q == cudaDriverEntryPointSuccess) fn = (PFN_cuTensorMapEncodeTiled_v12000)p;
+        else fprintf(stderr, "cnn: cuTensorMapEncodeTiled not found in the driver\n");
+    }
+    return fn;
+}
+
+/* A map of `rank` dimensions (innermost first: dims elements, strides bytes of dims 1.., box) in the
+ * 128-byte swizzle, zero fill out of bounds. 0 on failure (said why). */
+static int encode_map(CUtensorMap *map, CUtensorMapDataType type, int rank, void *addr, const cuuint64_t *dims,
+                      const cuuint64_t *strides, const cuuint32_t *box)
+{
+    static const cuuint32_t ones[4] = {1, 1, 1, 1};
+    PFN_cuTensorMapEncodeTiled_v12000 encode = tm_encoder();
+    if (!encode) return 0;
+    const CUresult r = encode(map, type, (cuuint32_t)rank, addr, dims, strides, box, ones,
+                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) fprintf(stderr, "cnn: cuTensorMapEncodeTiled (rank %d): error %d\n", rank, (int)r);
+    return r == CUDA_SUCCESS;
+}
+
+/* The two maps over xp [N][Hp][Wp][Cp] and wp [M][R S][Cp] (elements of elem bytes): boxes (kc,
+ * bw, a_rows / bw, 1) and (kc, 1, BN). Refuses (0, said why) unless the x box and rt w boxes are
+ * exactly the stage's bytes: the full barrier's expect_tx count is those bytes, and a mismatch would
+ * hang the block; and unless the ring has the 2 stages its release of tile i - 1 needs. */
+static int encode_maps(const tm_geom &g, int BN, CUtensorMapDataType type, int elem, void *xp, void *wp,
+                       CUtensorMap *xmap, CUtensorMap *wmap)
+{
+    const cuuint64_t row = (cuuint64_t)g.Cp * elem;
+    const cuuint64_t xdims[4] = {(cuuint64_t)g.Cp, (cuuint64_t)g.Wp, (cuuint64_t)g.Hp, (cuuint64_t)g.N};
+    const cuuint64_t xstrides[3] = {row, row * g.Wp, row * g.Wp * g.Hp};
+    const cuuint32_t xbox[4] = {(cuuint32_t)g.kc, (cuuint32_t)g.bw, (cuuint32_t)(g.a_rows / g.bw), 1};
+    const cuuint64_t wdims[3] = {(cuuint64_t)g.Cp, (cuuint64_t)g.R * g.S, (cuuint64_t)g.M};
+    const cuuint64_t wstrides[2] = {row, row * g.R * g.S};
+    const cuuint32_t wbox[3] = {(cuuint32_t)g.kc, 1, (cuuint32_t)BN};
+    const unsigned box_bytes = (unsigned)(g.kc * elem) * (xbox[1] * xbox[2] + g.rt * wbox[2]);
+    if (g.kc * elem != TM_ROW_BYTES || g.bw * g.bh != TM_ROWS || box_bytes != tm_stage_bytes(&g, BN) ||
+        g.stages < 2 || g.R % g.rt) {
+        fprintf(stderr, "cnn: wgmma_tma: boxes (%d x %d x %u, %d x %d x %d) vs a stage of %u bytes, %d stages\n",
+                g.kc, g.bw, xbox[2], g.rt, g.kc, BN, tm_stage_bytes(&g, BN), g.stages);
+        return 0;
+    }
+    return encode_map(xmap, type, 4, xp, xdims, xstrides, xbox) && encode_map(wmap, type, 3, wp, wdims, wstrides, wbox);
+}
+
+/* The ring's stages: up to max_stages, as many as fit the block's share of the SM (227 KB alone, half
+ * of 228 KB less 1 KB per block for two). */
+static tm_geom with_stages(const cnn_shape *s, int elem, int halo, int bn, int max_stages, int min_blocks)
+{
+    tm_geom g = geom_of(s, elem, halo);
+    g.stages = tm_fit_stages(&g, bn, max_stages, min_blocks > 1 ? 228 * 1024 / 2 - 1024 : 227 * 1024);
+    return g;
+}
+
+/* One tile: RT > 1 (the halo) where the filter has RT rows and 2 stages fit, else one box per tap. */
+template <typename T, int BN, int MIN_BLOCKS, bool SPLIT_REGS, int RT>
+static cnn_status launch_tm(const cnn_shape *s, int max_stages, CUtensorMapDataType type, void *xp, void *wp, T *y,
+                            cudaStream_t st)
+{
+    const tm_geom g = with_stages(s, (int)sizeof(T), RT > 1, BN, max_stages, MIN_BLOCKS);
+    if (RT > 1 && (g.rt != RT || g.stages < 2))
+        return launch_tm<T, BN, MIN_BLOCKS, SPLIT_REGS, 1>(s, max_stages, type, xp, wp, y, st);
+    CUtensorMap xmap, wmap;
+    if (g.rt != RT || !encode_maps(g, BN, type, (int)sizeof(T), xp, wp, &xmap, &wmap)) return CNN_ERR_VARIANT;
+    static int ready; /* the opt-in for the largest ring any layer gets */
+    tc3_smem_opt_in((const void *)tm_conv<T, BN, MIN_BLOCKS, SPLIT_REGS, RT>,
+                    MIN_BLOCKS > 1 ? 228 * 1024 / 2 - 1024 : 227 * 1024, &ready);
+    tm_conv<T, BN, MIN_BLOCKS, SPLIT_REGS, RT><<<tm_blocks(&g, BN), TM_THREADS, tm_smem_bytes(&g, BN), st>>>(
+        xmap, wmap, y, g);
+    GL_CHECK_LAUNCH();
+    return CNN_OK;
+}
+
+template <typename T>
+static cnn_status launch_tile(const cnn_shape *s, int tile, CUtensorMapDataType type, void *xp, void *wp, T *y,
+                              cudaStream_t st)
+{
+    switch (tile) {
+    case 0: return launch_tm<T, 64, 2, false, 1>(s, 4, type, xp, wp, y, st);
+    case 1: return launch_tm<T, 64, 1, true, 1>(s, 9, type, xp, wp, y, st);
+    case 2: return launch_tm<T, 128, 1, true, 1>(s, 7, type, xp, wp, y, st);
+    case 3: return launch_tm<T, 256, 1, true, 1>(s, 4, type, xp, wp, y, st);
+    case 4: return launch_tm<T, 64, 1, true, 3>(s, 8, type, xp, wp, y, st);
+    case 5: return launch_tm<T, 128, 1, true, 3>(s, 8, type, xp, wp, y, st);
+    default: return CNN_ERR_VARIANT;
+    }
+}
+
+/* ours_bf16_wgmma_tma: mma3's prepared xp, wp (cnn_bf16_mma3_prepare), y16, then y as float (timed). */
+extern "C" cnn_status cnn_launch_bf16_wgmma_tma(const cnn_launch_args *a, cudaStream_t st)
+{
+    if (!cnn_supports_wgmma_tma(&a->s) || a->tile < 0 || a->tile >= CNN_WGMMA_TMA_TILES) return CNN_ERR_VARIANT;
+    cnn_launch_args whole = *a;
+    whole.tile = 0; /* mma3's arrays without split-K */
+    tc3_call c;
+    const cnn_status status = tc3_setup(&whole, 1, 64, &c);
+    if (status != CNN_OK) return status;
+    const tm_geom g = geom_of(&a->s, 2, 0);
+    if (g.Cp != c.d.Cp || g.Hp != c.d.Hp || g.Wp != c.d.Wp) return CNN_ERR_VARIANT; /* mma3's layout, checked */
+    const cnn_status r =
+        launch_tile<bf16>(&a->s, a->tile, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, c.xp, c.wp, (bf16 *)c.y16, st);
+    if (r == CNN_OK) tc3_finish(a, c, st);
+    return r;
+}
+
+/* ours_tf32_wgmma_tma: the prepared FP32 (TF32-rounded) xp, wp; y written as FP32 directly. */
+extern "C" cnn_status cnn_launch_tf32_wgmma_tma(const cnn_launch_args *a, cudaStream_t st)
+{
+    if (!cnn_supports_wgmma_tma(&a->s) || a->tile < 0 || a->tile >= CNN_WGMMA_TMA_TILES) return CNN_ERR_VARIANT;
+    if (cnn_check(&a->s) != CNN_OK || a->workspace_bytes < cnn_workspace_tf32_wgmma_tma(&a->s, a->tile))
+        return CNN_ERR_SHAPE;
+    const tm_geom g = geom_of(&a->s, 4, 0);
+    char *ws = (char *)a->workspace;
+    return launch_tile<float>(&a->s, a->tile, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, ws, ws + tf32_x_bytes(g), a->y, st);
+}
