@@ -21,7 +21,7 @@ int cnn_supports_ours8(const cnn_shape *s);
 cnn_status cnn_launch_ours8(const cnn_launch_args *a, cudaStream_t st);
 const char *cnn_tile_name_ours8(int tile);
 
-#define CNN_OURS9_TILES 14 /* block tile x warp groups configurations of ours9_sliced_k (cnn_sliced.cu) */
+#define CNN_OURS9_TILES 17 /* block tile x warp groups configurations of ours9_sliced_k (cnn_sliced.cu) */
 int cnn_supports_ours9(const cnn_shape *s);
 cnn_status cnn_launch_ours9(const cnn_launch_args *a, cudaStream_t st);
 const char *cnn_tile_name_ours9(int tile);

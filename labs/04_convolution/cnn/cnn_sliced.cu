@@ -18,6 +18,7 @@
 #include "gl_check.h"
 #include "cnn_pipe.cuh"
 #include "cnn_sliced.cuh"
+#include "cnn_halo.cuh"
 
 /* Lesson (ours9): the block's warps split K. The block's whole reduction, slice by slice
  * (sk_accumulate: slice s + 1 in flight while group g multiplies its SK / G rows of slice s); then
@@ -33,13 +34,7 @@ static __global__ void __launch_bounds__(sk_shape<BM, BN, G, ST>::THREADS, sk_sh
     const int m0 = blockIdx.y * BM, p0 = blockIdx.x * BN, slices = (K + SK - 1) / SK;
     float acc[4][4] = {};
     sk_accumulate<BM, BN, G, VEC_X, ST>(x, w, d, vec_w, m0, p0, 0, slices, (sk_stage<BM, BN> *)sk_dynamic, kt, acc);
-    float *red = (float *)sk_dynamic; /* red[g][BM][BN] over the stages, free after the last barrier */
-    sk_write_partial<BM, BN>(red, g, tm, tn, acc);
-    __syncthreads();
-    for (int e = t; e < BM * BN / 4; e += THREADS) {
-        const int row = e / (BN / 4), col = (e % (BN / 4)) * 4;
-        sk_store4(y, d, m0 + row, p0 + col, sk_sum_groups<BM, BN, G>(red, row, col));
-    }
+    sk_finish<BM, BN, G, THREADS>((float *)sk_dynamic, y, d, m0, p0, g, tm, tn, acc); /* red over the stages */
 }
 
 /* Block tile (BM x BN) and warp groups G (threads G BM BN / 16): the autotuner's choices. T3B
@@ -49,7 +44,9 @@ static __global__ void __launch_bounds__(sk_shape<BM, BN, G, ST>::THREADS, sk_sh
  * 16 x 32 whichever G, one per SM; with 16 groups each multiplies 4 k per slice (64 FFMA a
  * thread, G 8: 128), so the chain of 9 slices, each a copy's latency and two barriers, is shorter
  * by half its multiply. _s3 / _s4: 3 or 4 stages (ST), up to 3 slices in flight while one is
- * multiplied, so E1's chain pays about one copy latency per ST - 1 slices instead of one per slice. */
+ * multiplied, so E1's chain pays about one copy latency per ST - 1 slices instead of one per slice.
+ * _hG_sST (groups -G in the table): the halo kernel (cnn_halo.cuh), slices of G channels, each
+ * input row copied once for its 3 taps; layers it does not fit run 32x16_g16_s4 instead. */
 static const struct {
     const char *name;
     int bm, bn, groups, stages;
@@ -57,7 +54,8 @@ static const struct {
               {"32x16_g8", 32, 16, 8, 2},      {"32x16_g4", 32, 16, 4, 2},      {"64x32_g4", 64, 32, 4, 2},
               {"32x64_g4", 32, 64, 4, 2},      {"16x32_g8", 16, 32, 8, 2},      {"32x16_g16", 32, 16, 16, 2},
               {"16x32_g16", 16, 32, 16, 2},    {"32x16_g16_s4", 32, 16, 16, 4}, {"32x16_g16_s3", 32, 16, 16, 3},
-              {"32x16_g8_s4", 32, 16, 8, 4},   {"16x32_g16_s4", 16, 32, 16, 4}};
+              {"32x16_g8_s4", 32, 16, 8, 4},   {"16x32_g16_s4", 16, 32, 16, 4}, {"32x16_h8_s4", 32, 16, -8, 4},
+              {"32x16_h8_s3", 32, 16, -8, 3},  {"32x16_h16_s2", 32, 16, -16, 2}};
 #define N_SLICED (int)(sizeof SLICED / sizeof SLICED[0])
 static_assert(N_SLICED == CNN_OURS9_TILES, "cnn_fast.h's CNN_OURS9_TILES counts the rows of SLICED");
 
@@ -86,6 +84,19 @@ static void sliced_launch(const cnn_launch_args *a, cudaStream_t st)
     GL_CHECK_LAUNCH();
 }
 
+template <int BM, int G, int ST> static void halo_launch(const cnn_launch_args *a, cudaStream_t st)
+{
+    const cnn_shape *s = &a->s;
+    const size_t smem = hk_shape<BM, G, ST>::SMEM;
+    static int opted_in;
+    if (!opted_in)
+        GL_CHECK(cudaFuncSetAttribute(halo_k_gemm<BM, G, ST>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    opted_in = 1;
+    const dim3 grid(s->N * s->H * s->W / HK_BN, (s->M + BM - 1) / BM);
+    halo_k_gemm<BM, G, ST><<<grid, hk_shape<BM, G, ST>::THREADS, smem, st>>>(a->x, a->w, a->y, *s);
+    GL_CHECK_LAUNCH();
+}
+
 template <int BM, int BN, int G, int ST = 2> static void sliced_dispatch(const cnn_launch_args *a, cudaStream_t st)
 {
     const cnn_shape *s = &a->s;
@@ -98,7 +109,14 @@ extern "C" cnn_status cnn_launch_ours9(const cnn_launch_args *a, cudaStream_t st
     const int tile = a->tile;
     if (!cnn_ladder_fits(&a->s) || tile < 0 || tile >= N_SLICED) return CNN_ERR_SHAPE;
     const int bm = SLICED[tile].bm, bn = SLICED[tile].bn, g = SLICED[tile].groups, stages = SLICED[tile].stages;
-    if (stages == 4 && bm == 16) sliced_dispatch<16, 32, 16, 4>(a, st);
+    if (g < 0 && hk_fits(&a->s)) {
+        if (g == -16) halo_launch<32, 16, 2>(a, st);
+        else if (stages == 3) halo_launch<32, 8, 3>(a, st);
+        else halo_launch<32, 8, 4>(a, st);
+        return CNN_OK;
+    }
+    if (g < 0) sliced_dispatch<32, 16, 16, 4>(a, st);
+    else if (stages == 4 && bm == 16) sliced_dispatch<16, 32, 16, 4>(a, st);
     else if (stages == 4 && g == 8) sliced_dispatch<32, 16, 8, 4>(a, st);
     else if (stages == 4) sliced_dispatch<32, 16, 16, 4>(a, st);
     else if (stages == 3) sliced_dispatch<32, 16, 16, 3>(a, st);

@@ -175,6 +175,20 @@ static __device__ __forceinline__ void sk_store4(float *y, const cnn_shape &d, i
     }
 }
 
+/* The block's end: the G partial tiles into red (shared memory over the free stages), then each
+ * float4 of the tile summed over them and stored. */
+template <int BM, int BN, int G, int THREADS>
+static __device__ __forceinline__ void sk_finish(float *red, float *y, const cnn_shape &d, int m0, int p0, int g, int tm,
+                                                 int tn, const float (&acc)[4][4])
+{
+    sk_write_partial<BM, BN>(red, g, tm, tn, acc);
+    __syncthreads();
+    for (int e = threadIdx.x; e < BM * BN / 4; e += THREADS) {
+        const int row = e / (BN / 4), col = (e % (BN / 4)) * 4;
+        sk_store4(y, d, m0 + row, p0 + col, sk_sum_groups<BM, BN, G>(red, row, col));
+    }
+}
+
 template <int BM, int BN, int G, int ST = 2> struct sk_shape {
     static const int THREADS = G * (BM / 4) * (BN / 4);
     static const size_t STAGES_BYTES = ST * sizeof(sk_stage<BM, BN>), RED_BYTES = (size_t)G * BM * BN * sizeof(float);
