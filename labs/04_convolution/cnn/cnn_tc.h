@@ -78,6 +78,10 @@ cnn_status cnn_launch_bf16_wgmma_tma(const cnn_launch_args *a, cudaStream_t st);
 size_t cnn_workspace_tf32_wgmma_tma(const cnn_shape *s, int tile);
 void cnn_tf32_wgmma_tma_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace, cudaStream_t st);
 cnn_status cnn_launch_tf32_wgmma_tma(const cnn_launch_args *a, cudaStream_t st);
+/* ..._t: the same with x's layout change inside the timing (the prepare hooks lay out w only). */
+cnn_status cnn_launch_bf16_wgmma_tma_t(const cnn_launch_args *a, cudaStream_t st);
+cnn_status cnn_launch_tf32_wgmma_tma_t(const cnn_launch_args *a, cudaStream_t st);
+void cnn_tf32_wgmma_tma_t_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace, cudaStream_t st);
 void cnn_to_bf16(const float *src, void *dst, size_t n, cudaStream_t st);   /* round to nearest even */
 void cnn_from_bf16(const void *src, float *dst, size_t n, cudaStream_t st); /* exact */
 

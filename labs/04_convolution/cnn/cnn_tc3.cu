@@ -123,9 +123,18 @@ static __global__ void __launch_bounds__(WM *WN * 32, MIN_BLOCKS)
 /* x16[N][C][H][W] -> the interior of xp[N][Hp][Wp][Cp] (the border and the channels past C stay
  * as prepare zeroed them): a 32 x 32 (channel x column) transpose through shared memory per block,
  * coalesced on both sides. Grid (N H, ceil(C / 32), ceil(W / 32)), block 32 x 8. */
-static __global__ void tc3_x_to_nhwc(const u16 *x, u16 *xp, int C, int H, int W, int Cp, int pad_h, int pad_w)
+/* TF32 rounding to nearest, ties away from zero (cvt.rna.tf32.f32's rule for finite values, in
+ * integer arithmetic so every architecture has it): the 13 bits below TF32's fraction become zero. */
+static __device__ __forceinline__ u16 tf32_if(u16 v, bool) { return v; }
+static __device__ __forceinline__ float tf32_if(float v, bool round)
 {
-    __shared__ u16 tile[32][33];
+    return round ? __uint_as_float((__float_as_uint(v) + 0x1000u) & 0xFFFFE000u) : v;
+}
+
+template <typename T, bool ROUND_TF32>
+static __global__ void tc3_x_to_nhwc(const T *x, T *xp, int C, int H, int W, int Cp, int pad_h, int pad_w)
+{
+    __shared__ T tile[32][33];
     const int n = blockIdx.x / H, iy = blockIdx.x - n * H, c0 = blockIdx.y * 32, x0 = blockIdx.z * 32;
     const int Hp = H + 2 * pad_h, Wp = W + 2 * pad_w, tx = threadIdx.x;
     for (int j = threadIdx.y; j < 32; j += 8) /* rows: channels, coalesced along the image row */
@@ -133,7 +142,7 @@ static __global__ void tc3_x_to_nhwc(const u16 *x, u16 *xp, int C, int H, int W,
     __syncthreads();
     for (int j = threadIdx.y; j < 32; j += 8) /* rows: pixels, coalesced along the channels */
         if (c0 + tx < C && x0 + j < W)
-            xp[((size_t)(n * Hp + iy + pad_h) * Wp + x0 + j + pad_w) * Cp + c0 + tx] = tile[tx][j];
+            xp[((size_t)(n * Hp + iy + pad_h) * Wp + x0 + j + pad_w) * Cp + c0 + tx] = tf32_if(tile[tx][j], ROUND_TF32);
 }
 
 /* w16[M][C][R][S] -> wp[M][R][S][Cp], zero for c >= C (prepare, untimed). */
@@ -238,8 +247,19 @@ extern "C" int cnn_supports_wgmma_tma(const cnn_shape *s)
 static void x_to_nhwc(const cnn_shape *s, const void *x16, bf16 *xp, cudaStream_t st)
 {
     dim3 grid(s->N * s->H, (s->C + 31) / 32, (s->W + 31) / 32);
-    tc3_x_to_nhwc<<<grid, dim3(32, 8), 0, st>>>((const u16 *)x16, (u16 *)xp, s->C, s->H, s->W, padded_c(s), s->pad_h,
-                                                s->pad_w);
+    tc3_x_to_nhwc<u16, false><<<grid, dim3(32, 8), 0, st>>>((const u16 *)x16, (u16 *)xp, s->C, s->H, s->W,
+                                                          padded_c(s), s->pad_h, s->pad_w);
+    GL_CHECK_LAUNCH();
+}
+
+/* x [N][C][H][W] float -> the interior of xp [N][H + 2 ph][W + 2 pw][Cp], rounded to TF32 (the
+ * border and the channels past C as the caller left them); w is the same with N = M, H = R, W = S
+ * and no border. For the TF32 wgmma rows (cnn_wgmma_tma.cu). */
+void tc3_to_channels_last_tf32(const float *x, float *xp, int N, int C, int H, int W, int Cp, int pad_h, int pad_w,
+                               cudaStream_t st)
+{
+    dim3 grid(N * H, (C + 31) / 32, (W + 31) / 32);
+    tc3_x_to_nhwc<float, true><<<grid, dim3(32, 8), 0, st>>>(x, xp, C, H, W, Cp, pad_h, pad_w);
     GL_CHECK_LAUNCH();
 }
 
@@ -316,6 +336,11 @@ void tc3_finish(const cnn_launch_args *a, const tc3_call &c, cudaStream_t st)
     cnn_bf16_out(a, c.y16, st);
 }
 
+void tc3_x_layout(const cnn_launch_args *a, const tc3_call &c, cudaStream_t st)
+{
+    x_to_nhwc(&a->s, c.x16, (bf16 *)c.xp, st);
+}
+
 static cnn_status tc3_forward(const cnn_launch_args *a, int timed_x, cudaStream_t st)
 {
     tc3_call c;
@@ -323,7 +348,7 @@ static cnn_status tc3_forward(const cnn_launch_args *a, int timed_x, cudaStream_
     const cnn_status status = tc3_setup(a, CNN_TC3_TILES, TC3_BK, &c);
     if (status != CNN_OK) return status;
     const bf16 *xp = (const bf16 *)c.xp, *wp = (const bf16 *)c.wp;
-    if (timed_x) x_to_nhwc(&a->s, c.x16, (bf16 *)c.xp, st);
+    if (timed_x) tc3_x_layout(a, c, st);
     if (a->tile < 3) launch_tc3<128, 128, 2, 4, 2>(xp, wp, (bf16 *)c.y16, c.partial, c.d, st);
     else launch_tc3<128, 64, 4, 2, 3>(xp, wp, (bf16 *)c.y16, c.partial, c.d, st);
     tc3_finish(a, c, st);

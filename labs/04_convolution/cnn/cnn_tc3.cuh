@@ -57,6 +57,11 @@ typedef struct {
 } tc3_call;
 cnn_status tc3_setup(const cnn_launch_args *a, int n_tiles, int bk, tc3_call *c);
 void tc3_finish(const cnn_launch_args *a, const tc3_call &c, cudaStream_t st);
+/* x16 (NCHW BF16) -> xp (channels-last, zero border): the layout change the _t rows time. */
+void tc3_x_layout(const cnn_launch_args *a, const tc3_call &c, cudaStream_t st);
+/* FP32 NCHW -> channels-last interior, rounded to TF32 (cnn_tc3.cu; used by the TF32 wgmma rows). */
+void tc3_to_channels_last_tf32(const float *x, float *xp, int N, int C, int H, int W, int Cp, int pad_h, int pad_w,
+                               cudaStream_t st);
 
 /* A kernel's opt-in above 48 KiB of shared memory, once (*ready), before any graph capture (the
  * first call of every row is the unrecorded check). */

@@ -138,6 +138,14 @@ static const cnn_variant_row ROWS[] = {
      "untimed (cudnn_tf32 times its own layout change)", CNN_TF32, CNN_ROLE_OURS, cnn_launch_tf32_wgmma_tma,
      cnn_workspace_tf32_wgmma_tma, cnn_supports_wgmma_tma, NULL, CNN_WGMMA_TMA_TILES, cnn_tile_name_wgmma_tma, NULL,
      NULL, cnn_tf32_wgmma_tma_prepare},
+    {"ours_bf16_wgmma_tma_t", "ours_bf16_wgmma_tma with x's NCHW->NHWC transpose inside the timing (w's untimed), "
+     "as cudnn_bf16 gets NCHW and changes the layout inside its call", CNN_BF16, CNN_ROLE_OURS,
+     cnn_launch_bf16_wgmma_tma_t, cnn_workspace_bf16_wgmma_tma, cnn_supports_wgmma_tma, NULL, CNN_WGMMA_TMA_TILES,
+     cnn_tile_name_wgmma_tma, NULL, NULL, cnn_bf16_mma3_t_prepare},
+    {"ours_tf32_wgmma_tma_t", "ours_tf32_wgmma_tma with x's NCHW->NHWC change and TF32 rounding inside the timing "
+     "(w's untimed), like for like with cudnn_tf32", CNN_TF32, CNN_ROLE_OURS, cnn_launch_tf32_wgmma_tma_t,
+     cnn_workspace_tf32_wgmma_tma, cnn_supports_wgmma_tma, NULL, CNN_WGMMA_TMA_TILES, cnn_tile_name_wgmma_tma, NULL,
+     NULL, cnn_tf32_wgmma_tma_t_prepare},
 };
 
 int cnn_variant_count(void) { return (int)(sizeof ROWS / sizeof ROWS[0]); }

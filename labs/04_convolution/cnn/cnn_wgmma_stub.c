@@ -15,6 +15,8 @@ cnn_status cnn_launch_bf16_wgmma2(const cnn_launch_args *a, cudaStream_t st) { r
 
 cnn_status cnn_launch_bf16_wgmma_tma(const cnn_launch_args *a, cudaStream_t st) { return cnn_launch_bf16_wgmma(a, st); }
 cnn_status cnn_launch_tf32_wgmma_tma(const cnn_launch_args *a, cudaStream_t st) { return cnn_launch_bf16_wgmma(a, st); }
+cnn_status cnn_launch_bf16_wgmma_tma_t(const cnn_launch_args *a, cudaStream_t st) { return cnn_launch_bf16_wgmma(a, st); }
+cnn_status cnn_launch_tf32_wgmma_tma_t(const cnn_launch_args *a, cudaStream_t st) { return cnn_launch_bf16_wgmma(a, st); }
 const char *cnn_tile_name_wgmma_tma(int tile)
 {
     (void)tile;
@@ -26,4 +28,9 @@ size_t cnn_workspace_tf32_wgmma_tma(const cnn_shape *s, int tile) { return cnn_w
 void cnn_tf32_wgmma_tma_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace, cudaStream_t st)
 {
     (void)s, (void)x, (void)w, (void)workspace, (void)st;
+}
+
+void cnn_tf32_wgmma_tma_t_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace, cudaStream_t st)
+{
+    cnn_tf32_wgmma_tma_prepare(s, x, w, workspace, st);
 }

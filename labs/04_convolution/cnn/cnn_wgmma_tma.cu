@@ -43,9 +43,10 @@
  * Layout and timing: the BF16 row takes mma3's prepare hook (x16, w16 rounded, xp = NHWC with a zero
  * border, wp = [M][R][S][Cp], all untimed; y written as BF16 and converted to float inside the
  * timing: what every BF16 row, cudnn_bf16 included, times). The TF32 row's prepare (untimed) rounds x
- * and w to TF32 to nearest (cvt.rna: the TF32 class's bound assumes it; wgmma would truncate raw
- * FP32) into the same two layouts in FP32; cudnn_tf32 gets NCHW FP32 and times whatever layout change
- * it makes, so this row's figure leaves out a transpose that ours_bf16_mma3_t shows the cost of.
+ * and w to TF32 to nearest (the TF32 class's bound assumes it; wgmma would truncate raw FP32) into
+ * the same two layouts in FP32. cuDNN gets NCHW and changes the layout inside its timed call (its
+ * sm90 kernels are NHWC), so the like-for-like rows are the _t twins, ours_bf16_wgmma_tma_t and
+ * ours_tf32_wgmma_tma_t: x's NCHW -> channels-last change (and TF32 rounding) inside the timing.
  * Error bounds: the classes' (the same rounded x and w, FP32 accumulation in any order). */
 #include <stdio.h>
 #include <cuda.h>         /* CUtensorMap and its enums only: the encoder comes from the runtime */
@@ -298,25 +299,6 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
 #endif
 }
 
-/* TF32 prepare: src [N][C][H][W] -> dst [N][H + 2 ph][W + 2 pw][Cp], rounded to TF32 to nearest,
- * zero in the border and past C. w is the same with N = M, H = R, W = S and no border. */
-static __global__ void tm_channels_last_tf32(const float *src, float *dst, int N, int C, int H, int W, int ph, int pw,
-                                             int Cp)
-{
-#if TMA_BUILT
-    const int Hp = H + 2 * ph, Wp = W + 2 * pw;
-    const size_t total = (size_t)N * Hp * Wp * Cp;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
-        const size_t q = i / Cp, row = q / Wp, n = row / Hp;
-        const int c = (int)(i - q * Cp), ix = (int)(q - row * Wp) - pw, iy = (int)(row - n * Hp) - ph;
-        const bool in = c < C && iy >= 0 && iy < H && ix >= 0 && ix < W;
-        /* cvt.rna leaves the 13 bits below TF32's fraction zero; the mask makes it certain */
-        dst[i] = in ? __uint_as_float(__float_as_uint(to_tf32(src[((n * C + c) * H + iy) * W + ix])) & 0xFFFFE000u)
-                    : 0.0f;
-    }
-#endif
-}
-
 /* ---------------- host side ---------------- */
 
 /* The tiles (cnn_tile_name_wgmma_tma; launch_tile): 128 x BN, stages (at most), blocks per SM; the
@@ -349,15 +331,33 @@ extern "C" size_t cnn_workspace_tf32_wgmma_tma(const cnn_shape *s, int tile)
     return tf32_x_bytes(g) + aligned256((size_t)s->M * s->R * s->S * g.Cp * 4);
 }
 
-extern "C" void cnn_tf32_wgmma_tma_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace,
-                                           cudaStream_t st)
+static void tf32_x_layout(const cnn_shape *s, const float *x, float *xp, const tm_geom &g, cudaStream_t st)
+{
+    tc3_to_channels_last_tf32(x, xp, s->N, s->C, s->H, s->W, g.Cp, s->pad_h, s->pad_w, st);
+}
+
+/* The TF32 prepare hooks (untimed): xp and wp zeroed (the border and the channels past C stay zero),
+ * w's layout, and x's for ours_tf32_wgmma_tma (for _t x's is timed). */
+static void tf32_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace, cudaStream_t st,
+                         int with_x)
 {
     const tm_geom g = geom_of(s, 4, 0);
     float *xp = (float *)workspace, *wp = (float *)((char *)workspace + tf32_x_bytes(g));
-    tm_channels_last_tf32<<<1024, 256, 0, st>>>(x, xp, s->N, s->C, s->H, s->W, s->pad_h, s->pad_w, g.Cp);
-    GL_CHECK_LAUNCH();
-    tm_channels_last_tf32<<<1024, 256, 0, st>>>(w, wp, s->M, s->C, s->R, s->S, 0, 0, g.Cp);
-    GL_CHECK_LAUNCH();
+    GL_CHECK(cudaMemsetAsync(workspace, 0, cnn_workspace_tf32_wgmma_tma(s, 0), st));
+    if (with_x) tf32_x_layout(s, x, xp, g, st);
+    tc3_to_channels_last_tf32(w, wp, s->M, s->C, s->R, s->S, g.Cp, 0, 0, st);
+}
+
+extern "C" void cnn_tf32_wgmma_tma_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace,
+                                           cudaStream_t st)
+{
+    tf32_prepare(s, x, w, workspace, st, 1);
+}
+
+extern "C" void cnn_tf32_wgmma_tma_t_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace,
+                                             cudaStream_t st)
+{
+    tf32_prepare(s, x, w, workspace, st, 0);
 }
 
 /* cuTensorMapEncodeTiled from the driver, through the runtime (no link against libcuda). */
@@ -460,8 +460,9 @@ static cnn_status launch_tile(const cnn_shape *s, int tile, CUtensorMapDataType 
     }
 }
 
-/* ours_bf16_wgmma_tma: mma3's prepared xp, wp (cnn_bf16_mma3_prepare), y16, then y as float (timed). */
-extern "C" cnn_status cnn_launch_bf16_wgmma_tma(const cnn_launch_args *a, cudaStream_t st)
+/* ours_bf16_wgmma_tma: mma3's prepared xp, wp (cnn_bf16_mma3_prepare), y16, then y as float (timed);
+ * with timed_x (ours_bf16_wgmma_tma_t) x's NCHW -> channels-last change first, inside the timing. */
+static cnn_status bf16_forward(const cnn_launch_args *a, int timed_x, cudaStream_t st)
 {
     if (!cnn_supports_wgmma_tma(&a->s) || a->tile < 0 || a->tile >= CNN_WGMMA_TMA_TILES) return CNN_ERR_VARIANT;
     cnn_launch_args whole = *a;
@@ -471,19 +472,43 @@ extern "C" cnn_status cnn_launch_bf16_wgmma_tma(const cnn_launch_args *a, cudaSt
     if (status != CNN_OK) return status;
     const tm_geom g = geom_of(&a->s, 2, 0);
     if (g.Cp != c.d.Cp || g.Hp != c.d.Hp || g.Wp != c.d.Wp) return CNN_ERR_VARIANT; /* mma3's layout, checked */
+    if (timed_x) tc3_x_layout(a, c, st);
     const cnn_status r =
         launch_tile<bf16>(&a->s, a->tile, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, c.xp, c.wp, (bf16 *)c.y16, st);
     if (r == CNN_OK) tc3_finish(a, c, st);
     return r;
 }
 
-/* ours_tf32_wgmma_tma: the prepared FP32 (TF32-rounded) xp, wp; y written as FP32 directly. */
-extern "C" cnn_status cnn_launch_tf32_wgmma_tma(const cnn_launch_args *a, cudaStream_t st)
+extern "C" cnn_status cnn_launch_bf16_wgmma_tma(const cnn_launch_args *a, cudaStream_t st)
+{
+    return bf16_forward(a, 0, st);
+}
+
+extern "C" cnn_status cnn_launch_bf16_wgmma_tma_t(const cnn_launch_args *a, cudaStream_t st)
+{
+    return bf16_forward(a, 1, st);
+}
+
+/* ours_tf32_wgmma_tma: the prepared FP32 (TF32-rounded) xp, wp; y written as FP32 directly. With
+ * timed_x (ours_tf32_wgmma_tma_t) x's NCHW -> channels-last change and rounding run inside the timing,
+ * as cudnn_tf32's own layout change does. */
+static cnn_status tf32_forward(const cnn_launch_args *a, int timed_x, cudaStream_t st)
 {
     if (!cnn_supports_wgmma_tma(&a->s) || a->tile < 0 || a->tile >= CNN_WGMMA_TMA_TILES) return CNN_ERR_VARIANT;
     if (cnn_check(&a->s) != CNN_OK || a->workspace_bytes < cnn_workspace_tf32_wgmma_tma(&a->s, a->tile))
         return CNN_ERR_SHAPE;
     const tm_geom g = geom_of(&a->s, 4, 0);
     char *ws = (char *)a->workspace;
+    if (timed_x) tf32_x_layout(&a->s, a->x, (float *)ws, g, st);
     return launch_tile<float>(&a->s, a->tile, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, ws, ws + tf32_x_bytes(g), a->y, st);
+}
+
+extern "C" cnn_status cnn_launch_tf32_wgmma_tma(const cnn_launch_args *a, cudaStream_t st)
+{
+    return tf32_forward(a, 0, st);
+}
+
+extern "C" cnn_status cnn_launch_tf32_wgmma_tma_t(const cnn_launch_args *a, cudaStream_t st)
+{
+    return tf32_forward(a, 1, st);
 }
