@@ -24,7 +24,9 @@
 
 #define BULK_RING 6              /* ring slots: rows in flight a warp (a multiple of 3, the window's period) */
 #define BULK_ROW_BYTES (32 * 16) /* one row of a warp: 32 lanes x 16 pixels */
-#define BULK_BLOCKS_PER_SM 32    /* __launch_bounds__' minimum: <= 64 registers, the 32 blocks an SM holds */
+/* __launch_bounds__' minimum on sm_90: <= 64 registers, the 32 blocks an SM holds; the plain path
+ * below sm_90 (emulated 16-bit min / max, the warp's own copies) is left unbounded (no spills) */
+#define BULK_BLOCKS_PER_SM (GL_BULK_ASYNC ? 32 : 1)
 static_assert(BK_ROWS % BULK_RING == 0, "the ring's loop runs in steps of BULK_RING rows");
 
 typedef struct {
@@ -35,10 +37,11 @@ typedef struct {
     unsigned skip, bytes; /* a row's copy: bytes from column x0w + skip into the slot at byte skip */
 } bulk_ring;
 
-/* Fill slot s with input row i of the strip (row y0 - 1 + i, clamped into the picture). */
-static __device__ __forceinline__ void ring_fill(const bulk_ring &g, int s, int i)
+/* Fill slot s with input row i of the strip: row y0 - 1 + i, clamped into the picture (edge warps;
+ * the others' rows are all inside). */
+static __device__ __forceinline__ void ring_fill(const bulk_ring &g, int s, int i, const bool edge)
 {
-    const int y = min(max(g.y0 - 1 + i, 0), g.height - 1);
+    const int y = edge ? min(max(g.y0 - 1 + i, 0), g.height - 1) : g.y0 - 1 + i;
     gl_bulk_fill((uint8_t *)g.slot[s] + g.skip, g.in + (size_t)y * g.pitch, g.bytes, &g.bar[s]);
 }
 
@@ -53,7 +56,7 @@ static __device__ __forceinline__ void ring_row(const bk_args &a, const bulk_rin
     gl_bulk_wait(&g.bar[s], lap ^ (unsigned)(m >= BULK_RING));
     const uint4 v = g.slot[s][threadIdx.x];
     const rawrow raw = {{v.x, v.y, v.z, v.w}};
-    if (m + it + BULK_RING < g.total) ring_fill(g, s, m + it + BULK_RING);
+    if (m + it + BULK_RING < g.total) ring_fill(g, s, m + it + BULK_RING, edge);
     if (edge && g.y0 + m + it - 2 >= a.height) writer = 0; /* the last strip, past the bottom row */
     interior_stages(a, BK_MEDIAN_DPX, 1, 8, false, m, it, w, unpack(raw, 8, BK_MEDIAN_DPX), g.x0w + 16 * threadIdx.x,
                     g.x0w, g.y0, edge, writer);
@@ -65,7 +68,7 @@ static __device__ __forceinline__ void ring_walk(const bk_args &a, const bulk_ri
 {
 #pragma unroll
     for (int i = 0; i < BULK_RING; i++)
-        if (i < g.total) ring_fill(g, i, i);
+        if (i < g.total) ring_fill(g, i, i, edge);
     prow w[3][3];
     ring_row(a, g, 0, 0, 0, w, writer, edge);
     ring_row(a, g, 1, 0, 0, w, writer, edge);
@@ -86,7 +89,7 @@ static __global__ void __launch_bounds__(BK_THREADS, BULK_BLOCKS_PER_SM) median_
     __shared__ uint64_t bars[BULK_RING];
     const int lane = threadIdx.x, x0w = blockIdx.x * (OUT_LANES * 16) - 16, y0 = blockIdx.y * rows;
     const int end = min(x0w + BULK_ROW_BYTES, (a.width + 15) / 16 * 16), skip = max(-x0w, 0);
-    const bool edge = x0w < 0 || x0w + BULK_ROW_BYTES > a.width || y0 + rows > a.height;
+    const bool edge = x0w < 0 || x0w + BULK_ROW_BYTES > a.width || y0 == 0 || y0 + rows >= a.height;
     const int writer = lane >= 1 && lane <= OUT_LANES && x0w + 16 * lane < a.width ? 3 : 0;
 #pragma unroll
     for (int s = 0; s < BULK_RING; s++) slots[s][lane] = make_uint4(0, 0, 0, 0);
