@@ -293,25 +293,40 @@ static __device__ __forceinline__ unsigned window4(const unsigned e[5], const in
     return (j & 3) == 0 ? e[j >> 2] : __byte_perm(e[j >> 2], e[(j >> 2) + 1], 0x3210 + (j & 3) * 0x1111);
 }
 
+/* Lesson (sat_pack, W16_DP4A_BULK): clamp to 0..255 and pack, two pixels an instruction:
+ * cvt.pack.sat.u8.s32.b32 d, a, b, c saturates a and b to bytes, d = b | a << 8 | c << 16. The
+ * four pixels' shifted sums s[0..3] -> one word (byte k: pixel k) in two, where clamp_px and the
+ * shifts and ors take about 4 an output. */
+static __device__ __forceinline__ unsigned pack4_sat(const int s[4])
+{
+    unsigned hi, d;
+    asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;" : "=r"(hi) : "r"(s[3]), "r"(s[2]), "r"(0));
+    asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(s[1]), "r"(s[0]), "r"(hi));
+    return d;
+}
+
 /* Output row y, columns x0 .. x0 + 15, from the words of input rows y - 1, y, y + 1 (interior
  * pixels only: the frame and the picture's right edge keep their bytes). */
 static __device__ __forceinline__ void dp4a_row(conv_args a, const unsigned top[5], const unsigned mid[5],
-                                                const unsigned bot[5], unsigned w0, unsigned w1, unsigned w2, int y, int x0)
+                                                const unsigned bot[5], unsigned w0, unsigned w1, unsigned w2, int y, int x0,
+                                                const bool sat_pack = false)
 {
     if (y > a.height - 2 || x0 >= a.width) return;
     unsigned out[4];
 #pragma unroll
     for (int q = 0; q < 4; q++) {
         unsigned packed = 0;
+        int shifted[4];
 #pragma unroll
         for (int k = 0; k < 4; k++) {
             const int j = 4 * q + k;
             int sum = dp4a_us(window4(top, j), w0, 0);
             sum = dp4a_us(window4(mid, j), w1, sum);
             sum = dp4a_us(window4(bot, j), w2, sum);
-            packed |= (unsigned)clamp_px(sum, a.shift) << (8 * k);
+            if (sat_pack) shifted[k] = sum >> a.shift;
+            else packed |= (unsigned)clamp_px(sum, a.shift) << (8 * k);
         }
-        out[q] = packed;
+        out[q] = sat_pack ? pack4_sat(shifted) : packed;
     }
     uint8_t *o = a.out + (size_t)y * a.pitch + x0;
     if (x0 >= 1 && x0 + 15 <= a.width - 2) {
@@ -376,7 +391,8 @@ static __device__ __forceinline__ void dp4a_ring_row(conv_args a, const dp4a_rin
     if (m + it + DP4A_RING < g.total) dp4a_fill(g, s, m + it + DP4A_RING);
     row_words(r, e[m % 3]);
     if (m >= 2)
-        dp4a_row(a, e[(m + 1) % 3], e[(m + 2) % 3], e[m % 3], c_rows8[0], c_rows8[1], c_rows8[2], g.y0 + m + it - 2, x0);
+        dp4a_row(a, e[(m + 1) % 3], e[(m + 2) % 3], e[m % 3], c_rows8[0], c_rows8[1], c_rows8[2], g.y0 + m + it - 2, x0,
+                 true);
 }
 
 /* Lesson (W16_DP4A_BULK): W16_DP4A's arithmetic, one warp a block walking a strip of a.ring_rows
@@ -386,7 +402,8 @@ static __device__ __forceinline__ void dp4a_ring_row(conv_args a, const dp4a_rin
  * registers (W16_DP4A_R8: 80 registers, 10 rows a thread loaded at once, then none in flight
  * while it computes), and a lane's left and right bytes are shared-memory reads, not shuffles.
  * The copy covers the warp's columns and 16 each side, cut to [0, the width rounded up to 16);
- * the bytes left out are zeros that only the frame's outputs (never written) would read. */
+ * the bytes left out are zeros that only the frame's outputs (never written) would read. Each
+ * output word is clamped and packed by two cvt.pack (pack4_sat). */
 static __device__ __forceinline__ int dp4a_bulk_body(conv_args a, gl_load_counts *c)
 {
     (void)c; /* no global load instructions to count: the copies are bulk copies */
