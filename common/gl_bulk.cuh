@@ -13,7 +13,8 @@
  * the slot itself (16-byte loads and stores) and the wait is a no-op.
  *
  * Use (the whole warp calls each function; bar: one uint64_t per slot, 8-byte aligned, shared):
- *   gl_bulk_init(bar, slots);                     once, before the first fill
+ *   gl_bulk_init(bar, slots);                     once, before the first fill (after any zeroing
+ *                                                 of the slots: it orders those writes before the copies)
  *   gl_bulk_fill(slot, src, bytes, &bar[s]);      src and slot 16-byte aligned, bytes % 16 == 0
  *   gl_bulk_wait(&bar[s], parity);                parity: the slot's fill count - 1, mod 2
  * Every fill must be waited on before the block exits. */
@@ -29,6 +30,10 @@
 
 static __device__ __forceinline__ void gl_bulk_init(uint64_t *bar, int slots)
 {
+#if GL_BULK_ASYNC
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); /* this lane's shared writes so far (zeros
+                                                                     in the slots) before any copy */
+#endif
     __syncwarp();
 #if GL_BULK_ASYNC
     if ((threadIdx.x & 31) == 0) {
