@@ -93,8 +93,8 @@ static __global__ void __launch_bounds__(BK_THREADS, BULK_BLOCKS_PER_SM) median_
     const int writer = lane >= 1 && lane <= OUT_LANES && x0w + 16 * lane < a.width ? 3 : 0;
 #pragma unroll
     for (int s = 0; s < BULK_RING; s++) slots[s][lane] = make_uint4(0, 0, 0, 0);
-    gl_bulk_init(bars, BULK_RING); /* each fill's proxy fence orders the zeros before its copy */
-    const bulk_ring g = {slots, bars, a.in + x0w + skip, a.pitch, a.height, y0, x0w, rows + 2, (unsigned)skip,
+    gl_bulk_init(bars, BULK_RING); /* after the zeros: it orders them before the copies */
+    const bulk_ring g = {slots, bars, a.in + (x0w + skip), a.pitch, a.height, y0, x0w, rows + 2, (unsigned)skip,
                          (unsigned)(end - x0w - skip)};
     if (edge) ring_walk(a, g, rows, writer, true);
     else ring_walk(a, g, rows, writer, false);

@@ -414,7 +414,7 @@ static __device__ __forceinline__ int dp4a_bulk_body(conv_args a, gl_load_counts
 #pragma unroll
     for (int s = 0; s < DP4A_RING; s++)
         for (int i = threadIdx.x; i < DP4A_SLOT / 16; i += 32) ((uint4 *)slots[s])[i] = make_uint4(0, 0, 0, 0);
-    gl_bulk_init(bars, DP4A_RING); /* each fill's proxy fence orders the zeros before its copy */
+    gl_bulk_init(bars, DP4A_RING); /* after the zeros: it orders them before the copies */
     const dp4a_ring g = {slots, bars, a.in + lo, a.pitch, a.height, y0, rows + 2, (unsigned)(lo - (xw - 16)),
                          (unsigned)(hi - lo)};
 #pragma unroll
