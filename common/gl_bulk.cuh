@@ -75,13 +75,11 @@ static __device__ __forceinline__ void gl_bulk_fill(void *slot, const void *src,
 static __device__ __forceinline__ void gl_bulk_wait(uint64_t *bar, unsigned parity)
 {
 #if GL_BULK_ASYNC
-    const unsigned b = (unsigned)__cvta_generic_to_shared(bar);
-    unsigned done = 0;
-    while (!done)
-        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(b), "r"(parity)
-                     : "memory");
+    /* the spin in PTX (a label local to its braces: one per inlined copy), a try_wait and a branch a turn */
+    asm volatile("{\n .reg .pred p;\n GL_BULK_WAIT:\n mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+                 " @!p bra GL_BULK_WAIT;\n}\n" ::"r"((unsigned)__cvta_generic_to_shared(bar)),
+                 "r"(parity)
+                 : "memory");
 #else
     (void)bar, (void)parity;
 #endif
