@@ -178,6 +178,16 @@ static __device__ __forceinline__ void gl_warp_record(const gl_warp_clock *c, un
     }
 
 
+/* The same with __launch_bounds__' minimum of resident blocks an SM (register budget). */
+#define GL_KERNEL_PAIR_BOUNDS(name, args_type, counts_type, flush, max_threads, min_blocks)     \
+    static __global__ void __launch_bounds__(max_threads, min_blocks) name(args_type a) { name##_body(a, NULL); } \
+    static __global__ void __launch_bounds__(max_threads, min_blocks) count_##name(args_type a) \
+    {                                                                                       \
+        counts_type c;                                                                      \
+        memset(&c, 0, sizeof c);                                                            \
+        if (name##_body(a, &c)) flush(&c, a.counts);                                        \
+    }
+
 /* GL_KERNEL_RECORDED(name, args_type): one kernel `name` around `name_body(args_type a,
  * gl_warp_clock *c)` that writes residency records when a.counts is non-NULL (a uniform branch
  * decided at launch; the start time is always read, one register). Residency is measured on the

@@ -41,7 +41,7 @@ static const gl_name NAMES[] = {
     {"ladder", "the seed's kernels at 3072 x 3072 (GM, CM, SM x CF x _Vec) and NPP"},
     {"beyond", "past the paper: W16 (16-byte loads and stores, shuffles), W16_R4/R8 (rows), W16_DP4A(_R4)"},
     {"filters", "every kernel with the smooth, sharpen and edge filters on a 4093 x 2047 image"},
-    {"sizes", "the best GM, CM, SM rungs, W16_DP4A(_R8) and NPP, 1024^2 .. 16384^2 and 4093 x 2047"},
+    {"sizes", "the best GM, CM, SM rungs, W16_DP4A(_R8, _BULK) and NPP, 1024^2 .. 16384^2 and 4093 x 2047"},
     {"cnn", "part 2: CNN convolution, split / fused (the seed) / ours / cuDNN (configurations below)"},
     {"T3A", "  cnn: the seed's T3-1x1 A: H 7, 1x1, M 256, C 832"},
     {"T3B", "  cnn: T3-1x1 B: H 14, 1x1, M 1024, C 256"},
@@ -96,8 +96,9 @@ static conv_kernel ladder_kernel(int family, int cf_index, int vec)
     return (conv_kernel)(3 + (cf_index - 1) * 6 + family * 2 + vec);
 }
 
-static const conv_kernel BEYOND[] = {K_W16, K_W16_R4, K_W16_R8, K_W16_DP4A, K_W16_DP4A_R4, K_W16_DP4A_R8};
-#define N_BEYOND 6
+static const conv_kernel BEYOND[] = {K_W16, K_W16_R4, K_W16_R8, K_W16_DP4A, K_W16_DP4A_R4, K_W16_DP4A_R8,
+                                     K_W16_DP4A_BULK};
+#define N_BEYOND 7
 
 typedef struct {
     gl_lab lab;
@@ -231,7 +232,7 @@ static gl_row measure(lab04 *L, const char *experiment, const char *variant, con
 {
     char what[128];
     snprintf(what, sizeof what, "%s/%s %dx%d", experiment, variant, g->width, g->height);
-    conv_job job = {k, {g->d_in, g->d_out, g->width, g->height, g->pitch, L->d_filter, f->shift, NULL}, 1 << f->shift,
+    conv_job job = {k, {g->d_in, g->d_out, g->width, g->height, g->pitch, L->d_filter, f->shift, NULL, 0}, 1 << f->shift,
                     L->lab.timer.stream};
     gl_row row = gl_row_new(experiment, variant, (long long)g->width * g->height);
     row.param = g->width;
@@ -352,7 +353,8 @@ static void print_seed_table(const lab04 *L, const gpu_image *g)
     printf("(the seed, Nsight Compute on the GTX 1660 Ti: LDG 5.3M for GM, 1.2M with coarsening; "
            "sectors/LDG 2.1 -> 14)\n");
     const conv_kernel show[] = {K_GM_CF1, K_CM_CF1, K_SM_CF1, K_GM_CF8, K_CM_CF12_VEC, K_SM_CF12_VEC, K_CM_CF16,
-                                K_W16, K_W16_R4, K_W16_R8, K_W16_DP4A, K_W16_DP4A_R4, K_W16_DP4A_R8};
+                                K_W16, K_W16_R4, K_W16_R8, K_W16_DP4A, K_W16_DP4A_R4, K_W16_DP4A_R8,
+                                K_W16_DP4A_BULK};
     printf("%-14s %12s %10s %10s\n", "kernel", "requests", "per pixel", "sect/req");
     for (size_t i = 0; i < sizeof show / sizeof show[0]; i++) {
         conv_kernel k = show[i];
@@ -406,10 +408,11 @@ static void run_sizes(lab04 *L)
     int n = c->quick ? 2 : 5;
     const conv_filter *f = &CONV_FILTERS[FILTER_SMOOTH];
     /* Past the paper, the one-row and the eight-row DP4A rungs: the first wins while the image sits
-     * in the L2, the second once it streams from DRAM. */
-    const conv_kernel rungs[5] = {L->best[0], L->best[1], L->best[2], K_W16_DP4A, K_W16_DP4A_R8};
+     * in the L2, the second once it streams from DRAM; and W16_DP4A_BULK (the rows ahead in shared
+     * memory, issue 20). */
+    const conv_kernel rungs[6] = {L->best[0], L->best[1], L->best[2], K_W16_DP4A, K_W16_DP4A_R8, K_W16_DP4A_BULK};
     gl_lab_heading("sizes", "the fastest kernel of each family at the ladder size (%s, %s, %s), W16_DP4A, "
-                            "W16_DP4A_R8 and NPP; GB/s on 2 bytes per pixel; ratio = time / NPP's time",
+                            "W16_DP4A_R8, W16_DP4A_BULK and NPP; GB/s on 2 bytes per pixel; ratio = time / NPP's time",
                    conv_kernel_name(L->best[0]), conv_kernel_name(L->best[1]), conv_kernel_name(L->best[2]));
     for (int s = 0; s < n; s++) {
         int w = c->quick ? QUICK_SIDES[s][0] : SIDES[s][0], h = c->quick ? QUICK_SIDES[s][1] : SIDES[s][1];
@@ -425,7 +428,7 @@ static void run_sizes(lab04 *L)
         if ((double)w * h * 2 < 4.0 * L->lab.dev.l2_bytes)
             printf("note: %d x %d: in + out = %.1f MB < 4x L2: served from the L2, not DRAM\n", w, h, 2.0 * w * h / 1e6);
         double npp_ms = npp_selected(L) ? measure(L, "sizes", "NPP", PEER, &g, f, 0).median_ms : 0;
-        for (int b = 0; b < 5; b++) measure(L, "sizes", conv_kernel_name(rungs[b]), rungs[b], &g, f, npp_ms);
+        for (int b = 0; b < 6; b++) measure(L, "sizes", conv_kernel_name(rungs[b]), rungs[b], &g, f, npp_ms);
         gpu_image_free(&g);
         gl_image_free(&img);
     }
@@ -456,7 +459,7 @@ static void save_pictures(lab04 *L, gpu_image *g)
     for (int fi = 0; fi < N_FILTERS; fi++) {
         const conv_filter *f = &CONV_FILTERS[fi];
         use_filter(L, g, f);
-        conv_args a = {g->d_in, g->d_out, g->width, g->height, g->pitch, L->d_filter, f->shift, NULL};
+        conv_args a = {g->d_in, g->d_out, g->width, g->height, g->pitch, L->d_filter, f->shift, NULL, 0};
         poison_output(g, 0x00);
         launch_conv(k, &a, L->lab.timer.stream);
         GL_CHECK(cudaStreamSynchronize(L->lab.timer.stream));
@@ -483,7 +486,7 @@ typedef struct {
 
 static conv_ex conv_ex_on(lab04 *L, gpu_image *g, const conv_filter *f)
 {
-    conv_ex x = {L, g, {g->d_in, g->d_out, g->width, g->height, g->pitch, L->d_filter, f->shift, NULL}};
+    conv_ex x = {L, g, {g->d_in, g->d_out, g->width, g->height, g->pitch, L->d_filter, f->shift, NULL, 0}};
     return x;
 }
 

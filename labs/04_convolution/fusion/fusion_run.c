@@ -633,7 +633,8 @@ void median_run(gl_lab *L)
                              "medianfilter_x4), shared (the input tile on chip), best (column sorts, 16 pixels "
                              "per lane), dpx (best within the sm_90 instruction budget: 3-input min / max; "
                              "dpx_r48, dpx_a6, dpx_r48a6: the same with 48-row strips, 6 rows loaded ahead, "
-                             "both); GB/s on 2 bytes per pixel");
+                             "both; bulk_r48, bulk_wave: dpx_r48 with the rows ahead in shared memory, brought by "
+                             "bulk copies, and the same in one wave of taller strips); GB/s on 2 bytes per pixel");
     pic_size sizes[N_SIZES];
     const int n = picture_sizes(L, sizes);
     for (int s = 0; s < n; s++) {

@@ -57,6 +57,10 @@ void launch_bk_fused(const bk_args *a, bk_fused_kind kind, cudaStream_t st)
 
 void launch_median_best(const bk_args *a, median_rung r, cudaStream_t st)
 {
+    if (r >= MED_BULK_R48) {
+        launch_median_bulk(a, r, st); /* rolling_bulk.cu */
+        return;
+    }
     if (r > MED_DPX) {
         launch_median_budget(a, r, st); /* rolling_budget.cu */
         return;

@@ -453,19 +453,11 @@ static __device__ __forceinline__ prow stage_on_ring(const int s, const prow (&w
     return stage_median_dpx(a, b, c, np, strips);
 }
 
-/* One input row m of an interior strip (rows y0 - nstages .. y0 + rows + nstages - 1, all inside
- * the picture: no row clamping). m is a compile-time constant (0..2 nstages - 1 while the windows
- * fill, then 2 nstages + 0, 1, 2), `it` the run-time multiple of 3 added to it in the steady loop.
- * Row m enters stage 0's window as its push m; stage k's window gets push m - 2k, and once full
- * (push >= 2) the stage computes a row and pushes it into stage k + 1's window; the last stage's
- * row is output row y0 + m + it - 2 nstages. */
-static __device__ __forceinline__ void interior_row(const bk_args &a, const int first, const int nstages, const int np,
-                                                    const bool strips, const int depth, const int m, const int it,
-                                                    prow (&w)[3][3], rawrow (&ahead)[AHEAD_MAX], int x0, int x0w, int y0,
-                                                    int ylast, bool edge, int writer)
+/* The stages of interior_row on its unpacked input row r (rolling_bulk.cu's ring rows too). */
+static __device__ __forceinline__ void interior_stages(const bk_args &a, const int first, const int nstages, const int np,
+                                                       const bool strips, const int m, const int it, prow (&w)[3][3],
+                                                       prow r, int x0, int x0w, int y0, bool edge, int writer)
 {
-    prow r = unpack(ahead[m % depth], np, first);
-    ahead[m % depth] = raw_load(a.in, a.pitch, x0, min(y0 - nstages + m + it + depth, ylast), a.width, np, edge, strips);
     if (edge) r = row_clamp_columns(r, x0, x0w, a.width, np, strips);
     w[0][m % 3] = r;
 #pragma unroll
@@ -480,6 +472,22 @@ static __device__ __forceinline__ void interior_row(const bk_args &a, const int 
             w[k + 1][(n - 2) % 3] = o;
         }
     }
+}
+
+/* One input row m of an interior strip (rows y0 - nstages .. y0 + rows + nstages - 1, all inside
+ * the picture: no row clamping). m is a compile-time constant (0..2 nstages - 1 while the windows
+ * fill, then 2 nstages + 0, 1, 2), `it` the run-time multiple of 3 added to it in the steady loop.
+ * Row m enters stage 0's window as its push m; stage k's window gets push m - 2k, and once full
+ * (push >= 2) the stage computes a row and pushes it into stage k + 1's window; the last stage's
+ * row is output row y0 + m + it - 2 nstages. */
+static __device__ __forceinline__ void interior_row(const bk_args &a, const int first, const int nstages, const int np,
+                                                    const bool strips, const int depth, const int m, const int it,
+                                                    prow (&w)[3][3], rawrow (&ahead)[AHEAD_MAX], int x0, int x0w, int y0,
+                                                    int ylast, bool edge, int writer)
+{
+    const prow r = unpack(ahead[m % depth], np, first);
+    ahead[m % depth] = raw_load(a.in, a.pitch, x0, min(y0 - nstages + m + it + depth, ylast), a.width, np, edge, strips);
+    interior_stages(a, first, nstages, np, strips, m, it, w, r, x0, x0w, y0, edge, writer);
 }
 
 /* Lesson (the rolling kernels, interior strips: the fast path of nearly every warp): the windows

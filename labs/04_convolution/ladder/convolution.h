@@ -29,14 +29,15 @@ extern const conv_filter CONV_FILTERS[N_FILTERS];
  * paper: W16 (16-byte loads and stores, 16 pixels per thread, horizontal neighbours by warp
  * shuffle), W16_R4 / W16_R8 (and 4 or 8 output rows per thread, the rows' loads reused),
  * W16_DP4A / _R4 / _R8 (a filter row as one 4-byte dot product instruction; the rows loaded
- * before any store). */
+ * before any store), W16_DP4A_BULK (one warp a block down a strip, the rows ahead brought into
+ * shared memory by bulk copies). */
 #define CONV_VEC_CFS(X) X(2) X(4) X(8) X(12) X(16) /* CF = 1 has nothing to vectorise */
 typedef enum {
     K_GM_CF1, K_CM_CF1, K_SM_CF1,
 #define CONV_ENUM_CF(cf) K_GM_CF##cf, K_GM_CF##cf##_VEC, K_CM_CF##cf, K_CM_CF##cf##_VEC, K_SM_CF##cf, K_SM_CF##cf##_VEC,
     CONV_VEC_CFS(CONV_ENUM_CF)
 #undef CONV_ENUM_CF
-    K_W16, K_W16_R4, K_W16_R8, K_W16_DP4A, K_W16_DP4A_R4, K_W16_DP4A_R8,
+    K_W16, K_W16_R4, K_W16_R8, K_W16_DP4A, K_W16_DP4A_R4, K_W16_DP4A_R8, K_W16_DP4A_BULK,
     K_CONV_COUNT
 } conv_kernel;
 
@@ -47,6 +48,7 @@ typedef struct {
     const int *filter;          /* GM kernels: the 9 weights, in global memory */
     int shift;                  /* the filter's shift (a kernel argument for every kernel) */
     unsigned long long *counts; /* non-NULL: the counting twin (gl_load_counts: requests, sectors, segments) */
+    int ring_rows;              /* W16_DP4A_BULK: output rows a warp walks (launch_conv sets it) */
 } conv_args;
 
 #ifdef __cplusplus

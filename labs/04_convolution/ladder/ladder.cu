@@ -16,6 +16,7 @@
 #include "convolution.h"
 #include "gl_check.h"
 #include "gl_metrics.cuh"
+#include "gl_bulk.cuh"
 
 #define KERNEL_PAIR(name) GL_KERNEL_PAIR_BOUNDED(name, conv_args, gl_load_counts, gl_count_flush, 1024)
 #define SEED_BLOCK 32 /* the seed's 32 x 32 threads */
@@ -292,6 +293,51 @@ static __device__ __forceinline__ unsigned window4(const unsigned e[5], const in
     return (j & 3) == 0 ? e[j >> 2] : __byte_perm(e[j >> 2], e[(j >> 2) + 1], 0x3210 + (j & 3) * 0x1111);
 }
 
+/* Lesson (sat_pack, W16_DP4A_BULK): clamp to 0..255 and pack, two pixels an instruction:
+ * cvt.pack.sat.u8.s32.b32 d, a, b, c saturates a and b to bytes, d = b | a << 8 | c << 16. The
+ * four pixels' shifted sums s[0..3] -> one word (byte k: pixel k) in two, where clamp_px and the
+ * shifts and ors take about 4 an output. */
+static __device__ __forceinline__ unsigned pack4_sat(const int s[4])
+{
+    unsigned hi, d;
+    asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;" : "=r"(hi) : "r"(s[3]), "r"(s[2]), "r"(0));
+    asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(s[1]), "r"(s[0]), "r"(hi));
+    return d;
+}
+
+/* Output row y, columns x0 .. x0 + 15, from the words of input rows y - 1, y, y + 1 (interior
+ * pixels only: the frame and the picture's right edge keep their bytes). */
+static __device__ __forceinline__ void dp4a_row(conv_args a, const unsigned top[5], const unsigned mid[5],
+                                                const unsigned bot[5], unsigned w0, unsigned w1, unsigned w2, int y, int x0,
+                                                const bool sat_pack = false)
+{
+    if (y > a.height - 2 || x0 >= a.width) return;
+    unsigned out[4];
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+        unsigned packed = 0;
+        int shifted[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const int j = 4 * q + k;
+            int sum = dp4a_us(window4(top, j), w0, 0);
+            sum = dp4a_us(window4(mid, j), w1, sum);
+            sum = dp4a_us(window4(bot, j), w2, sum);
+            if (sat_pack) shifted[k] = sum >> a.shift;
+            else packed |= (unsigned)clamp_px(sum, a.shift) << (8 * k);
+        }
+        out[q] = sat_pack ? pack4_sat(shifted) : packed;
+    }
+    uint8_t *o = a.out + (size_t)y * a.pitch + x0;
+    if (x0 >= 1 && x0 + 15 <= a.width - 2) {
+        *(uint4 *)o = make_uint4(out[0], out[1], out[2], out[3]);
+    } else {
+#pragma unroll
+        for (int j = 0; j < 16; j++)
+            if (x0 + j >= 1 && x0 + j <= a.width - 2) o[j] = (uint8_t)(out[j >> 2] >> (8 * (j & 3)));
+    }
+}
+
 /* Lesson (W16_DP4A, W16_DP4A_R4, W16_DP4A_R8): the integer pipe, not memory, limited the W16 rungs - nine
  * multiply-adds and nine byte extractions per pixel. dp4a multiplies four bytes by four weights
  * and adds them in one instruction: a filter row is one dp4a on a 4-byte window (one byte_perm),
@@ -307,32 +353,85 @@ static __device__ __forceinline__ int dp4a_body(conv_args a, gl_load_counts *c, 
 #pragma unroll
     for (int r = 0; r < R + 2; r++) row_words(load_row18(a, c, y0 - 1 + r, x0), e[r]);
 #pragma unroll
-    for (int r = 0; r < R; r++) {
-        const int y = y0 + r;
-        if (y > a.height - 2 || x0 >= a.width) continue;
-        unsigned out[4];
+    for (int r = 0; r < R; r++) dp4a_row(a, e[r], e[r + 1], e[r + 2], w0, w1, w2, y0 + r, x0);
+    return 1;
+}
+
+/* ---- past the paper, 3: the rows ahead in shared memory (issue 20) ---- */
+
+#define DP4A_RING 6               /* ring slots: rows in flight a warp (a multiple of 3, the window's period) */
+#define DP4A_SLOT (16 + 512 + 16) /* a warp's 512 columns and 16 bytes each side (the halo bytes) */
+#define DP4A_BULK_BLOCKS 32       /* __launch_bounds__' minimum on sm_90: the 32 one-warp blocks an SM holds */
+
+typedef struct {
+    uint8_t (*slot)[DP4A_SLOT];
+    uint64_t *bar;
+    const uint8_t *in; /* the picture at the first byte copied (column xw - 16 + skip) */
+    int pitch, height, y0, total; /* input rows y0 - 1 .. y0 + rows: total = rows + 2 */
+    unsigned skip, bytes;         /* a row's copy: bytes into the slot from byte skip */
+} dp4a_ring;
+
+/* Input row i of the strip (row y0 - 1 + i, past the bottom: the last row, whose outputs are not written). */
+static __device__ __forceinline__ void dp4a_fill(const dp4a_ring &g, int s, int i)
+{
+    const int y = min(g.y0 - 1 + i, g.height - 1);
+    gl_bulk_fill(g.slot[s] + g.skip, g.in + (size_t)y * g.pitch, g.bytes, &g.bar[s]);
+}
+
+/* Row i = m + it (m: compile time, it: a multiple of DP4A_RING) out of its slot as five words (a
+ * lane's 16 bytes and the bytes left and right of them), the slot refilled with row i + DP4A_RING;
+ * once the window holds three rows, output row y0 + i - 2. */
+static __device__ __forceinline__ void dp4a_ring_row(conv_args a, const dp4a_ring &g, const int m, int it, unsigned lap,
+                                                     unsigned (&e)[3][5], int x0)
+{
+    const int s = m % DP4A_RING;
+    gl_bulk_wait(&g.bar[s], lap ^ (unsigned)(m >= DP4A_RING));
+    const uint8_t *p = g.slot[s] + 16 + 16 * threadIdx.x;
+    const row18 r = {*(const uint4 *)p, p[-1], p[16]};
+    if (m + it + DP4A_RING < g.total) dp4a_fill(g, s, m + it + DP4A_RING);
+    row_words(r, e[m % 3]);
+    if (m >= 2)
+        dp4a_row(a, e[(m + 1) % 3], e[(m + 2) % 3], e[m % 3], c_rows8[0], c_rows8[1], c_rows8[2], g.y0 + m + it - 2, x0,
+                 true);
+}
+
+/* Lesson (W16_DP4A_BULK): W16_DP4A's arithmetic, one warp a block walking a strip of a.ring_rows
+ * output rows (as many strips as one wave of resident warps holds: no tail wave, 2 rows of the
+ * strip's input only fill the window). Each input row arrives in a ring slot by one bulk copy
+ * (gl_bulk.cuh: cp.async.bulk on sm_90, the warp's own loads below): the rows ahead cost no
+ * registers (W16_DP4A_R8: 80 registers, 10 rows a thread loaded at once, then none in flight
+ * while it computes), and a lane's left and right bytes are shared-memory reads, not shuffles.
+ * The copy covers the warp's columns and 16 each side, cut to [0, the width rounded up to 16);
+ * the bytes left out are zeros that only the frame's outputs (never written) would read. Each
+ * output word is clamped and packed by two cvt.pack (pack4_sat). Size of the steady loop, an
+ * ESTIMATE from nvcc -ptx (no SASS count yet), the vector-store path: 983 PTX instructions for
+ * 96 pixels a lane = 10.2 a pixel, against 14.8 for W16_DP4A_R8's whole kernel (ncu: 14.0 SASS
+ * instructions a pixel): about 9.7 a pixel, 44% of the H100's 22.4 at memcpy speed, 61% of the
+ * H200's 15.9. */
+static __device__ __forceinline__ int dp4a_bulk_body(conv_args a, gl_load_counts *c)
+{
+    (void)c; /* no global load instructions to count: the copies are bulk copies */
+    __shared__ __align__(16) uint8_t slots[DP4A_RING][DP4A_SLOT];
+    __shared__ uint64_t bars[DP4A_RING];
+    const int rows = a.ring_rows, xw = blockIdx.x * 512, x0 = xw + 16 * threadIdx.x, y0 = blockIdx.y * rows + 1;
+    const int lo = max(xw - 16, 0), hi = min(xw + 512 + 16, (a.width + 15) / 16 * 16);
 #pragma unroll
-        for (int q = 0; q < 4; q++) {
-            unsigned packed = 0;
+    for (int s = 0; s < DP4A_RING; s++)
+        for (int i = threadIdx.x; i < DP4A_SLOT / 16; i += 32) ((uint4 *)slots[s])[i] = make_uint4(0, 0, 0, 0);
+    gl_bulk_init(bars, DP4A_RING); /* after the zeros: it orders them before the copies */
+    const dp4a_ring g = {slots, bars, a.in + lo, a.pitch, a.height, y0, rows + 2, (unsigned)(lo - (xw - 16)),
+                         (unsigned)(hi - lo)};
 #pragma unroll
-            for (int k = 0; k < 4; k++) {
-                const int j = 4 * q + k;
-                int sum = dp4a_us(window4(e[r], j), w0, 0);
-                sum = dp4a_us(window4(e[r + 1], j), w1, sum);
-                sum = dp4a_us(window4(e[r + 2], j), w2, sum);
-                packed |= (unsigned)clamp_px(sum, a.shift) << (8 * k);
-            }
-            out[q] = packed;
-        }
-        uint8_t *o = a.out + (size_t)y * a.pitch + x0;
-        if (x0 >= 1 && x0 + 15 <= a.width - 2) {
-            *(uint4 *)o = make_uint4(out[0], out[1], out[2], out[3]);
-        } else {
+    for (int i = 0; i < DP4A_RING; i++)
+        if (i < g.total) dp4a_fill(g, i, i);
+    unsigned e[3][5];
+    dp4a_ring_row(a, g, 0, 0, 0, e, x0);
+    dp4a_ring_row(a, g, 1, 0, 0, e, x0);
+    unsigned lap = 0;
+#pragma unroll 1
+    for (int it = 0; it < rows; it += DP4A_RING, lap ^= 1)
 #pragma unroll
-            for (int j = 0; j < 16; j++)
-                if (x0 + j >= 1 && x0 + j <= a.width - 2) o[j] = (uint8_t)(out[j >> 2] >> (8 * (j & 3)));
-        }
-    }
+        for (int u = 0; u < DP4A_RING; u++) dp4a_ring_row(a, g, 2 + u, it, lap, e, x0);
     return 1;
 }
 
@@ -370,6 +469,9 @@ WIDE(w16_r8, 8)
 DP4A(w16_dp4a, 1)
 DP4A(w16_dp4a_r4, 4)
 DP4A(w16_dp4a_r8, 8)
+#define KERNEL_PAIR_BULK(name) \
+    GL_KERNEL_PAIR_BOUNDS(name, conv_args, gl_load_counts, gl_count_flush, 32, GL_BULK_ASYNC ? DP4A_BULK_BLOCKS : 1)
+RUNG(w16_dp4a_bulk, KERNEL_PAIR_BULK, dp4a_bulk_body(a, c))
 
 /* ---- the table: kernel, twin, name, shape ---- */
 
@@ -380,7 +482,8 @@ typedef struct {
     int pixels;  /* consecutive pixels per thread along x */
     int rows;    /* output rows per thread */
     int shared;  /* 1: stages a tile in dynamic shared memory */
-    int wide;    /* 1: a W16 kernel (32 x 8 threads, rows counted from the first interior row) */
+    int wide;    /* 1: a W16 kernel (32 x 8 threads, rows counted from the first interior row); 2: the
+                    same columns, one warp a block walking a strip (rows: 0, set by bulk_rows) */
 } conv_entry;
 
 static const conv_entry TABLE[K_CONV_COUNT] = {
@@ -401,6 +504,7 @@ static const conv_entry TABLE[K_CONV_COUNT] = {
     [K_W16_DP4A] = {w16_dp4a, count_w16_dp4a, "W16_DP4A", 16, 1, 0, 1},
     [K_W16_DP4A_R4] = {w16_dp4a_r4, count_w16_dp4a_r4, "W16_DP4A_R4", 16, 4, 0, 1},
     [K_W16_DP4A_R8] = {w16_dp4a_r8, count_w16_dp4a_r8, "W16_DP4A_R8", 16, 8, 0, 1},
+    [K_W16_DP4A_BULK] = {w16_dp4a_bulk, count_w16_dp4a_bulk, "W16_DP4A_BULK", 16, 0, 0, 2},
 };
 
 extern "C" const char *conv_kernel_name(conv_kernel k) { return TABLE[k].name; }
@@ -422,9 +526,37 @@ extern "C" int conv_filter_fits_dp4a(const conv_filter *f)
     return 1;
 }
 
+/* W16_DP4A_BULK's strips: as many a column of warps as one wave of resident warps holds, each a
+ * multiple of DP4A_RING rows. The first launch (untimed) asks the occupancy and sets the most
+ * shared memory (32 rings an SM); later ones, in graph capture, reuse it. */
+static int bulk_rows(const conv_entry *e, int width, int height)
+{
+    static int resident = 0;
+    if (!resident) {
+        int dev = 0, sms = 0, per_sm = 0;
+        GL_CHECK(cudaGetDevice(&dev));
+        GL_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        GL_CHECK(cudaFuncSetAttribute(e->timed, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+        GL_CHECK(cudaFuncSetAttribute(e->count, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+        GL_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, e->timed, 32, 0));
+        resident = sms * per_sm > 0 ? sms * per_sm : 1;
+    }
+    const int cols = (width + 511) / 512, strips = resident / cols > 1 ? resident / cols : 1;
+    const int rows = (height - 2 + strips - 1) / strips;
+    return (rows + DP4A_RING - 1) / DP4A_RING * DP4A_RING;
+}
+
 extern "C" void launch_conv(conv_kernel k, const conv_args *a, cudaStream_t s)
 {
     const conv_entry *e = &TABLE[k];
+    if (e->wide == 2) { /* one warp a block, a strip of ring_rows output rows */
+        conv_args b = *a;
+        b.ring_rows = bulk_rows(e, a->width, a->height);
+        const dim3 grid((unsigned)((a->width + 511) / 512), (unsigned)((a->height - 2 + b.ring_rows - 1) / b.ring_rows));
+        (a->counts ? e->count : e->timed)<<<grid, 32, 0, s>>>(b);
+        GL_CHECK_LAUNCH();
+        return;
+    }
     /* The seed's kernels: 32 x 32 threads; the wide ones 32 x 8 (a warp is one row of threads). */
     dim3 block(SEED_BLOCK, e->wide ? 8 : SEED_BLOCK);
     unsigned groups = (unsigned)((a->width + e->pixels - 1) / e->pixels);

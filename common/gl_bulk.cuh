@@ -1,0 +1,87 @@
+/* gl_bulk.cuh - one warp's ring of row buffers in shared memory, filled by Hopper's bulk copies
+ * (issue 20: the image kernels' loads without registers in flight).
+ *
+ * The lesson: a kernel that keeps the rows it loads ahead in registers pays for the latency it
+ * hides with registers, and so with resident warps. On sm_90 one lane issues a bulk copy
+ * (cp.async.bulk global -> shared, a whole row of 16-byte multiples) that lands in a ring slot and
+ * completes the slot's mbarrier with the bytes it wrote; the warp waits on the barrier's phase,
+ * reads the slot (one 16-byte shared load a lane) and refills it with the row `depth` ahead: the
+ * bytes in flight are the ring's, not the registers', and the copy costs the warp a handful of
+ * instructions a row, whatever its width.
+ *
+ * Below sm_90 the same calls are a plain path with the same results: the warp copies the row into
+ * the slot itself (16-byte loads and stores) and the wait is a no-op.
+ *
+ * Use (the whole warp calls each function; bar: one uint64_t per slot, 8-byte aligned, shared):
+ *   gl_bulk_init(bar, slots);                     once, before the first fill (after any zeroing
+ *                                                 of the slots: it orders those writes before the copies)
+ *   gl_bulk_fill(slot, src, bytes, &bar[s]);      src and slot 16-byte aligned, bytes % 16 == 0
+ *   gl_bulk_wait(&bar[s], parity);                parity: the slot's fill count - 1, mod 2
+ * Every fill must be waited on before the block exits. */
+#ifndef GL_BULK_CUH
+#define GL_BULK_CUH
+#include <stdint.h>
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define GL_BULK_ASYNC 1 /* the bulk copies exist (sm_90) */
+#else
+#define GL_BULK_ASYNC 0
+#endif
+
+static __device__ __forceinline__ void gl_bulk_init(uint64_t *bar, int slots)
+{
+#if GL_BULK_ASYNC
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); /* this lane's shared writes so far (zeros
+                                                                     in the slots) before any copy */
+#endif
+    __syncwarp();
+#if GL_BULK_ASYNC
+    if ((threadIdx.x & 31) == 0) {
+        for (int s = 0; s < slots; s++)
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"((unsigned)__cvta_generic_to_shared(bar + s))
+                         : "memory");
+        /* the inits visible to the bulk copies (the async proxy) that complete them */
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    }
+#else
+    (void)bar, (void)slots;
+#endif
+    __syncwarp();
+}
+
+/* Refill a slot: the warp's reads of its previous row are done (__syncwarp) before the copy
+ * writes it. */
+static __device__ __forceinline__ void gl_bulk_fill(void *slot, const void *src, unsigned bytes, uint64_t *bar)
+{
+    __syncwarp();
+#if GL_BULK_ASYNC
+    if ((threadIdx.x & 31) == 0) {
+        const unsigned dst = (unsigned)__cvta_generic_to_shared(slot), b = (unsigned)__cvta_generic_to_shared(bar);
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); /* the generic reads before the async write */
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(b), "r"(bytes) : "memory");
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+                     "l"(src), "r"(bytes), "r"(b)
+                     : "memory");
+    }
+#else
+    (void)bar;
+    for (unsigned i = 16 * (threadIdx.x & 31); i < bytes; i += 16 * 32)
+        *(uint4 *)((char *)slot + i) = *(const uint4 *)((const char *)src + i);
+    __syncwarp();
+#endif
+}
+
+static __device__ __forceinline__ void gl_bulk_wait(uint64_t *bar, unsigned parity)
+{
+#if GL_BULK_ASYNC
+    /* the spin in PTX (a label local to its braces: one per inlined copy), a try_wait and a branch a turn */
+    asm volatile("{\n .reg .pred p;\n GL_BULK_WAIT:\n mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+                 " @!p bra GL_BULK_WAIT;\n}\n" ::"r"((unsigned)__cvta_generic_to_shared(bar)),
+                 "r"(parity)
+                 : "memory");
+#else
+    (void)bar, (void)parity;
+#endif
+}
+#endif
