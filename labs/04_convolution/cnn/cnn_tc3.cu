@@ -120,21 +120,20 @@ static __global__ void __launch_bounds__(WM *WN * 32, MIN_BLOCKS)
 #endif
 }
 
-/* x16[N][C][H][W] -> the interior of xp[N][Hp][Wp][Cp] (the border and the channels past C stay
- * as prepare zeroed them): a 32 x 32 (channel x column) transpose through shared memory per block,
- * coalesced on both sides. Grid (N H, ceil(C / 32), ceil(W / 32)), block 32 x 8. */
 /* TF32 rounding to nearest, ties away from zero (cvt.rna.tf32.f32's rule for finite values, in
  * integer arithmetic so every architecture has it): the 13 bits below TF32's fraction become zero. */
-static __device__ __forceinline__ u16 tf32_if(u16 v, bool) { return v; }
-static __device__ __forceinline__ float tf32_if(float v, bool round)
+static __device__ __forceinline__ float tf32_rna(float v)
 {
-    return round ? __uint_as_float((__float_as_uint(v) + 0x1000u) & 0xFFFFE000u) : v;
+    return __uint_as_float((__float_as_uint(v) + 0x1000u) & 0xFFFFE000u);
 }
 
-template <typename T, bool ROUND_TF32>
-static __global__ void tc3_x_to_nhwc(const T *x, T *xp, int C, int H, int W, int Cp, int pad_h, int pad_w)
+/* x[N][C][H][W] float -> the interior of xp[N][Hp][Wp][Cp] rounded to TF32 (the border and the
+ * channels past C stay as the caller zeroed them): a 32 x 32 (channel x column) transpose through
+ * shared memory per block, coalesced on both sides. Grid (N H, ceil(C / 32), ceil(W / 32)), block 32 x 8. */
+static __global__ void tc3_x_to_nhwc_tf32(const float *x, float *xp, int C, int H, int W, int Cp, int pad_h,
+                                          int pad_w)
 {
-    __shared__ T tile[32][33];
+    __shared__ float tile[32][33];
     const int n = blockIdx.x / H, iy = blockIdx.x - n * H, c0 = blockIdx.y * 32, x0 = blockIdx.z * 32;
     const int Hp = H + 2 * pad_h, Wp = W + 2 * pad_w, tx = threadIdx.x;
     for (int j = threadIdx.y; j < 32; j += 8) /* rows: channels, coalesced along the image row */
@@ -142,7 +141,7 @@ static __global__ void tc3_x_to_nhwc(const T *x, T *xp, int C, int H, int W, int
     __syncthreads();
     for (int j = threadIdx.y; j < 32; j += 8) /* rows: pixels, coalesced along the channels */
         if (c0 + tx < C && x0 + j < W)
-            xp[((size_t)(n * Hp + iy + pad_h) * Wp + x0 + j + pad_w) * Cp + c0 + tx] = tf32_if(tile[tx][j], ROUND_TF32);
+            xp[((size_t)(n * Hp + iy + pad_h) * Wp + x0 + j + pad_w) * Cp + c0 + tx] = tf32_rna(tile[tx][j]);
 }
 
 /* w16[M][C][R][S] -> wp[M][R][S][Cp], zero for c >= C (prepare, untimed). */
@@ -244,11 +243,30 @@ extern "C" int cnn_supports_wgmma_tma(const cnn_shape *s)
 }
 
 /* The layout change of x (BF16 NCHW in the workspace -> the interior of xp) on stream st. */
+/* The BF16 x's layout change in channel pairs: a 64-channel x 32-column tile per block (block 32 x 8);
+ * a warp reads one channel's 32 columns (64 bytes) and writes one pixel's 64 channels as 32 words
+ * (128 bytes): half the store instructions of 2-byte elements (Cp is even; pairs past C store the
+ * zeros of the padded channels). */
+static __global__ void tc3_x_to_nhwc_pairs(const u16 *x, unsigned *xp, int C, int H, int W, int Cp, int pad_h,
+                                           int pad_w)
+{
+    __shared__ u16 tile[64][34];
+    const int n = blockIdx.x / H, iy = blockIdx.x - n * H, c0 = blockIdx.y * 64, x0 = blockIdx.z * 32;
+    const int Hp = H + 2 * pad_h, Wp = W + 2 * pad_w, tx = threadIdx.x;
+    for (int j = threadIdx.y; j < 64; j += 8)
+        tile[j][tx] = c0 + j < C && x0 + tx < W ? x[((size_t)(n * C + c0 + j) * H + iy) * W + x0 + tx] : (u16)0;
+    __syncthreads();
+    for (int j = threadIdx.y; j < 32; j += 8)
+        if (c0 + 2 * tx < Cp && x0 + j < W)
+            xp[(((size_t)(n * Hp + iy + pad_h) * Wp + x0 + j + pad_w) * Cp + c0) / 2 + tx] =
+                tile[2 * tx][j] | (unsigned)tile[2 * tx + 1][j] << 16;
+}
+
 static void x_to_nhwc(const cnn_shape *s, const void *x16, bf16 *xp, cudaStream_t st)
 {
-    dim3 grid(s->N * s->H, (s->C + 31) / 32, (s->W + 31) / 32);
-    tc3_x_to_nhwc<u16, false><<<grid, dim3(32, 8), 0, st>>>((const u16 *)x16, (u16 *)xp, s->C, s->H, s->W,
-                                                          padded_c(s), s->pad_h, s->pad_w);
+    dim3 grid(s->N * s->H, (s->C + 63) / 64, (s->W + 31) / 32);
+    tc3_x_to_nhwc_pairs<<<grid, dim3(32, 8), 0, st>>>((const u16 *)x16, (unsigned *)xp, s->C, s->H, s->W,
+                                                      padded_c(s), s->pad_h, s->pad_w);
     GL_CHECK_LAUNCH();
 }
 
@@ -259,7 +277,7 @@ void tc3_to_channels_last_tf32(const float *x, float *xp, int N, int C, int H, i
                                cudaStream_t st)
 {
     dim3 grid(N * H, (C + 31) / 32, (W + 31) / 32);
-    tc3_x_to_nhwc<float, true><<<grid, dim3(32, 8), 0, st>>>(x, xp, C, H, W, Cp, pad_h, pad_w);
+    tc3_x_to_nhwc_tf32<<<grid, dim3(32, 8), 0, st>>>(x, xp, C, H, W, Cp, pad_h, pad_w);
     GL_CHECK_LAUNCH();
 }
 
