@@ -588,11 +588,26 @@ static void load_input(lab04 *L, int side)
     }
 }
 
+/* SPEC's names, then the cnn table's rows: --only T4A,ours9_sliced_k runs that rung alone on T4A. */
+static gl_cli_spec spec_with_rows(void)
+{
+    static gl_name names[sizeof NAMES / sizeof NAMES[0] + 64];
+    int n = 0;
+    for (; n < (int)(sizeof NAMES / sizeof NAMES[0]); n++) names[n] = NAMES[n];
+    for (int v = 0; v < cnn_row_count() && n < (int)(sizeof names / sizeof names[0]); v++)
+        names[n++] = (gl_name){cnn_row_name(v), "  cnn row (cnn/cnn_variants.c): only the named rows run"};
+    gl_cli_spec s = SPEC;
+    s.names = names;
+    s.n_names = n;
+    return s;
+}
+
 int main(int argc, char **argv)
 {
     lab04 L;
     memset(&L, 0, sizeof L);
-    gl_lab_parse(&L.lab, "04_convolution", &SPEC, argc, argv);
+    const gl_cli_spec spec = spec_with_rows();
+    gl_lab_parse(&L.lab, "04_convolution", &spec, argc, argv);
     gl_cli *c = &L.lab.cli;
     int side = c->size ? (int)c->size : c->quick ? QUICK_SIDE : LADDER_SIDE;
     load_input(&L, side);

@@ -50,6 +50,8 @@ static const cnn_config CONFIGS[] = {
 
 const char *cnn_config_name(int i) { return i >= 0 && i < N_CONFIGS ? CONFIGS[i].name : NULL; }
 int cnn_config_count(void) { return N_CONFIGS; }
+int cnn_row_count(void) { return cnn_variant_count(); }
+const char *cnn_row_name(int v) { return v >= 0 && v < cnn_variant_count() ? cnn_variant_at(v)->name : NULL; }
 
 #define MAX_VARIANTS 48
 
@@ -357,6 +359,32 @@ static void run_variant(gl_lab *L, int ci, int vi, cnn_job base, size_t ny, cons
     if (job.ws) GL_CHECK(cudaFree(job.ws));
 }
 
+static int named(const gl_cli *c, const char *name)
+{
+    for (int i = 0; i < c->n_only; i++)
+        if (!strcmp(c->only[i], name)) return 1;
+    return 0;
+}
+
+/* --only with cnn row names (e.g. --only T4A,ours9_sliced_k): only those rows run; without any, all. */
+static int any_row_named(const gl_cli *c)
+{
+    for (int v = 0; v < cnn_variant_count(); v++)
+        if (named(c, cnn_variant_at(v)->name)) return 1;
+    return 0;
+}
+
+static int row_selected(const gl_cli *c, int v) { return !any_row_named(c) || named(c, cnn_variant_at(v)->name); }
+
+/* A layer runs when --only names it, or names no layer but "cnn" or a row (then every layer). */
+static int layer_selected(const gl_cli *c, int ci)
+{
+    if (c->n_only == 0) return 1;
+    for (int i = 0; i < N_CONFIGS; i++)
+        if (named(c, CONFIGS[i].name)) return named(c, CONFIGS[ci].name);
+    return named(c, "cnn") || any_row_named(c);
+}
+
 /* Runs one configuration; returns 0 (a line printed by gl_lab_fits) when x, w and y do not fit. */
 static int run_config(gl_lab *L, int ci, config_result *res)
 {
@@ -377,7 +405,8 @@ static int run_config(gl_lab *L, int ci, config_result *res)
     res->algo = "-";
     for (int v = 0; v < MAX_VARIANTS; v++) res->ms[v] = NAN, res->tile[v] = 0;
     cnn_job base = {dx, dw, dy, *s, 0, 0, NULL, 0};
-    for (int v = 0; v < cnn_variant_count(); v++) run_variant(L, ci, v, base, ny, &ref, res);
+    for (int v = 0; v < cnn_variant_count(); v++)
+        if (row_selected(&L->cli, v)) run_variant(L, ci, v, base, ny, &ref, res);
     GL_CHECK(cudaFree(dx));
     GL_CHECK(cudaFree(dw));
     GL_CHECK(cudaFree(dy));
@@ -458,8 +487,8 @@ static double write_roofs(gl_lab *L)
 void cnn_run(gl_lab *L)
 {
     gl_cli *c = &L->cli;
-    int any = gl_cli_selected(c, "cnn", NULL);
-    for (int i = 0; i < N_CONFIGS && !any; i++) any = gl_cli_selected(c, "cnn", CONFIGS[i].name);
+    int any = 0;
+    for (int i = 0; i < N_CONFIGS && !any; i++) any = layer_selected(c, i);
     if (!any) return;
     if (c->quick && c->n_only == 0) { /* cuDNN's algorithm search makes it slow under the sanitizers */
         printf("\n(cnn: not part of the default --quick run; --quick --only cnn runs its small configurations)\n");
@@ -480,7 +509,7 @@ void cnn_run(gl_lab *L)
     int ran[N_CONFIGS] = {0};
     for (int i = 0; i < N_CONFIGS; i++) {
         if (c->quick && !CONFIGS[i].quick) continue;
-        if (!gl_cli_selected(c, "cnn", CONFIGS[i].name)) continue;
+        if (!layer_selected(c, i)) continue;
         ran[i] = run_config(L, i, &res[i]);
     }
     print_every_variant(res, ran);
