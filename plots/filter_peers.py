@@ -46,8 +46,8 @@ FIELDS = ("lab,experiment,variant,size,param,bytes,working_set_bytes,l2,reps,bat
           "pct_of_copy,ratio,requests,sectors_per_request,expected_sectors_per_request,segments_per_request,"
           "expected_segments_per_request,warp_exec_efficiency,achieved_occupancy,theoretical_occupancy,"
           "sm_efficiency,expected_warp_exec_efficiency,divergent_branch_fraction,threads_per_block,blocks,"
-          "registers_per_thread,smem_per_block,blocks_per_sm,api_blocks_per_sm,smsp_efficiency,gflops,checked"
-          ).split(",")
+          "registers_per_thread,smem_per_block,blocks_per_sm,api_blocks_per_sm,smsp_efficiency,gflops,"
+          "max_abs_error,max_error_over_bound,checked,sms,intensity,pct_of_peak").split(",")
 
 
 def reference(img, weights=SMOOTH, shift=SHIFT):
