@@ -37,8 +37,8 @@ typedef enum {
 #define CONV_ENUM_CF(cf) K_GM_CF##cf, K_GM_CF##cf##_VEC, K_CM_CF##cf, K_CM_CF##cf##_VEC, K_SM_CF##cf, K_SM_CF##cf##_VEC,
     CONV_VEC_CFS(CONV_ENUM_CF)
 #undef CONV_ENUM_CF
-    K_W16, K_W16_R4, K_W16_R8, K_W16_DP4A, K_W16_DP4A_R4, K_W16_DP4A_R8, K_W16_DP4A_BULK,
-    K_CONV_COUNT
+    K_W16, K_W16_R4, K_W16_R8, K_W16_DP4A, K_W16_DP4A_R4, K_W16_DP4A_R8, K_W16_DP4A_R8_SAT, K_W16_DP4A_R16_SAT,
+    K_W16_DP4A_BULK, K_CONV_COUNT
 } conv_kernel;
 
 typedef struct {

@@ -342,18 +342,18 @@ static __device__ __forceinline__ void dp4a_row(conv_args a, const unsigned top[
  * multiply-adds and nine byte extractions per pixel. dp4a multiplies four bytes by four weights
  * and adds them in one instruction: a filter row is one dp4a on a 4-byte window (one byte_perm),
  * so a pixel costs 3 dp4a + at most 3 byte_perm. Needs weights in -128 .. 127 (the host checks). */
-static __device__ __forceinline__ int dp4a_body(conv_args a, gl_load_counts *c, const int R)
+static __device__ __forceinline__ int dp4a_body(conv_args a, gl_load_counts *c, const int R, const bool sat = false)
 {
     const unsigned w0 = c_rows8[0], w1 = c_rows8[1], w2 = c_rows8[2];
     const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * 16;
     const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * R + 1;
     /* All R + 2 rows are loaded before the first store: the compiler may not move a load past a
      * store to memory that might alias it, so this is what keeps R + 2 loads in flight. */
-    unsigned e[10][5]; /* R + 2 <= 10 rows */
+    unsigned e[18][5]; /* R + 2 <= 18 rows */
 #pragma unroll
     for (int r = 0; r < R + 2; r++) row_words(load_row18(a, c, y0 - 1 + r, x0), e[r]);
 #pragma unroll
-    for (int r = 0; r < R; r++) dp4a_row(a, e[r], e[r + 1], e[r + 2], w0, w1, w2, y0 + r, x0);
+    for (int r = 0; r < R; r++) dp4a_row(a, e[r], e[r + 1], e[r + 2], w0, w1, w2, y0 + r, x0, sat);
     return 1;
 }
 
@@ -451,6 +451,7 @@ static __device__ __forceinline__ int dp4a_bulk_body(conv_args a, gl_load_counts
 #define WIDE(name, rows) RUNG(name, KERNEL_PAIR, wide_body(a, c, rows))
 #define KERNEL_PAIR_256(name) GL_KERNEL_PAIR_BOUNDED(name, conv_args, gl_load_counts, gl_count_flush, 256)
 #define DP4A(name, rows) RUNG(name, KERNEL_PAIR_256, dp4a_body(a, c, rows))
+#define DP4A_SAT(name, rows) RUNG(name, KERNEL_PAIR_256, dp4a_body(a, c, rows, true))
 
 COARSE(gm_cf1, 1, true, false)
 COARSE(cm_cf1, 1, false, false)
@@ -469,6 +470,8 @@ WIDE(w16_r8, 8)
 DP4A(w16_dp4a, 1)
 DP4A(w16_dp4a_r4, 4)
 DP4A(w16_dp4a_r8, 8)
+DP4A_SAT(w16_dp4a_r8_sat, 8)
+DP4A_SAT(w16_dp4a_r16_sat, 16)
 #define KERNEL_PAIR_BULK(name) \
     GL_KERNEL_PAIR_BOUNDS(name, conv_args, gl_load_counts, gl_count_flush, 32, GL_BULK_ASYNC ? DP4A_BULK_BLOCKS : 1)
 RUNG(w16_dp4a_bulk, KERNEL_PAIR_BULK, dp4a_bulk_body(a, c))
@@ -504,6 +507,8 @@ static const conv_entry TABLE[K_CONV_COUNT] = {
     [K_W16_DP4A] = {w16_dp4a, count_w16_dp4a, "W16_DP4A", 16, 1, 0, 1},
     [K_W16_DP4A_R4] = {w16_dp4a_r4, count_w16_dp4a_r4, "W16_DP4A_R4", 16, 4, 0, 1},
     [K_W16_DP4A_R8] = {w16_dp4a_r8, count_w16_dp4a_r8, "W16_DP4A_R8", 16, 8, 0, 1},
+    [K_W16_DP4A_R8_SAT] = {w16_dp4a_r8_sat, count_w16_dp4a_r8_sat, "W16_DP4A_R8_SAT", 16, 8, 0, 1},
+    [K_W16_DP4A_R16_SAT] = {w16_dp4a_r16_sat, count_w16_dp4a_r16_sat, "W16_DP4A_R16_SAT", 16, 16, 0, 1},
     [K_W16_DP4A_BULK] = {w16_dp4a_bulk, count_w16_dp4a_bulk, "W16_DP4A_BULK", 16, 0, 0, 2},
 };
 
