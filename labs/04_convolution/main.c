@@ -96,10 +96,10 @@ static conv_kernel ladder_kernel(int family, int cf_index, int vec)
     return (conv_kernel)(3 + (cf_index - 1) * 6 + family * 2 + vec);
 }
 
-static const conv_kernel BEYOND[] = {K_W16,           K_W16_R4,           K_W16_R8,        K_W16_DP4A,
-                                     K_W16_DP4A_R4,   K_W16_DP4A_R8,      K_W16_DP4A_R8_SAT, K_W16_DP4A_R16_SAT,
-                                     K_W16_DP4A_BULK};
-#define N_BEYOND 9
+static const conv_kernel BEYOND[] = {K_W16,          K_W16_R4,          K_W16_R8,          K_W16_DP4A,
+                                     K_W16_DP4A_R4,  K_W16_DP4A_R8,     K_W16_DP4A_R4_SAT, K_W16_DP4A_R6_SAT,
+                                     K_W16_DP4A_R4_SW, K_W16_DP4A_R6_SW, K_W16_DP4A_BULK};
+#define N_BEYOND (int)(sizeof BEYOND / sizeof BEYOND[0])
 
 typedef struct {
     gl_lab lab;
@@ -355,7 +355,8 @@ static void print_seed_table(const lab04 *L, const gpu_image *g)
            "sectors/LDG 2.1 -> 14)\n");
     const conv_kernel show[] = {K_GM_CF1, K_CM_CF1, K_SM_CF1, K_GM_CF8, K_CM_CF12_VEC, K_SM_CF12_VEC, K_CM_CF16,
                                 K_W16, K_W16_R4, K_W16_R8, K_W16_DP4A, K_W16_DP4A_R4, K_W16_DP4A_R8,
-                                K_W16_DP4A_R8_SAT, K_W16_DP4A_R16_SAT, K_W16_DP4A_BULK};
+                                K_W16_DP4A_R4_SAT, K_W16_DP4A_R6_SAT, K_W16_DP4A_R4_SW, K_W16_DP4A_R6_SW,
+                                K_W16_DP4A_BULK};
     printf("%-14s %12s %10s %10s\n", "kernel", "requests", "per pixel", "sect/req");
     for (size_t i = 0; i < sizeof show / sizeof show[0]; i++) {
         conv_kernel k = show[i];
@@ -411,10 +412,12 @@ static void run_sizes(lab04 *L)
     /* Past the paper, the one-row and the eight-row DP4A rungs: the first wins while the image sits
      * in the L2, the second once it streams from DRAM; and W16_DP4A_BULK (the rows ahead in shared
      * memory, issue 20). */
-    const conv_kernel rungs[] = {L->best[0], L->best[1], L->best[2], K_W16_DP4A, K_W16_DP4A_R8, K_W16_DP4A_R8_SAT,
-                                 K_W16_DP4A_R16_SAT, K_W16_DP4A_BULK};
+    const conv_kernel rungs[] = {L->best[0],        L->best[1],        L->best[2],       K_W16_DP4A,
+                                 K_W16_DP4A_R8,     K_W16_DP4A_R4_SAT, K_W16_DP4A_R6_SAT, K_W16_DP4A_R4_SW,
+                                 K_W16_DP4A_R6_SW,  K_W16_DP4A_BULK};
     gl_lab_heading("sizes", "the fastest kernel of each family at the ladder size (%s, %s, %s), W16_DP4A, "
-                            "W16_DP4A_R8, W16_DP4A_BULK and NPP; GB/s on 2 bytes per pixel; ratio = time / NPP's time",
+                            "W16_DP4A_R8, its _SAT and _SW rungs, W16_DP4A_BULK and NPP; GB/s on 2 bytes per pixel; "
+                            "ratio = time / NPP's time",
                    conv_kernel_name(L->best[0]), conv_kernel_name(L->best[1]), conv_kernel_name(L->best[2]));
     for (int s = 0; s < n; s++) {
         int w = c->quick ? QUICK_SIDES[s][0] : SIDES[s][0], h = c->quick ? QUICK_SIDES[s][1] : SIDES[s][1];

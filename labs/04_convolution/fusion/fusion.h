@@ -35,12 +35,13 @@
 
 typedef enum { PX_RGB_TO_YUV, PX_GAMMA, PX_CHROMA, PX_YUV_TO_RGB, PX_RGB_TO_GRAY, PX_STAGES } px_stage;
 typedef enum { BK_GAUSS, BK_MEDIAN, BK_SOBEL, BK_STAGES } bk_stage;
-/* MED_DPX_R48, _A6, _R48A6: the dpx rung with 48-row strips, 6 rows loaded ahead, both (rolling_budget.cu);
+/* MED_DPX_R48, _A6, _R48A6, _R12: the dpx rung with 48-row strips, 6 rows loaded ahead, both, 12-row strips
+ * (rolling_budget.cu);
  * MED_BULK_R48, _WAVE: dpx_r48 with the rows ahead in a shared-memory ring of bulk copies, and the
  * same with one wave of taller strips (rolling_bulk.cu) */
 typedef enum {
-    MED_SCALAR, MED_VECTOR, MED_SHARED, MED_BEST, MED_DPX, MED_DPX_R48, MED_DPX_A6, MED_DPX_R48A6, MED_BULK_R48,
-    MED_BULK_WAVE, MED_RUNGS
+    MED_SCALAR, MED_VECTOR, MED_SHARED, MED_BEST, MED_DPX, MED_DPX_R48, MED_DPX_A6, MED_DPX_R48A6, MED_DPX_R12,
+    MED_BULK_R48, MED_BULK_WAVE, MED_RUNGS
 } median_rung;
 /* The fused kernel: block-based, 8 pixels per lane, 16, or the instruction-budget rung (issue 20);
  * the same in two strips (BK_FUSED_STRIPS), with 16 pixels per lane (BK_FUSED_S16) and a leaner

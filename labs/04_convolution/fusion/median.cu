@@ -131,6 +131,6 @@ void launch_median(median_rung r, const bk_args *a, cudaStream_t st)
 const char *median_rung_name(median_rung r)
 {
     static const char *const n[MED_RUNGS] = {"scalar", "vector", "shared", "best", "dpx",
-                                                 "dpx_r48", "dpx_a6", "dpx_r48a6", "bulk_r48", "bulk_wave"};
+                                                 "dpx_r48", "dpx_a6", "dpx_r48a6", "dpx_r12", "bulk_r48", "bulk_wave"};
     return r >= 0 && r < MED_RUNGS ? n[r] : "?";
 }

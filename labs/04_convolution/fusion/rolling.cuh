@@ -18,11 +18,12 @@
                           blockIdx only, so the compiler knows every branch on it is warp-uniform */
 #define BK_ROWS 48     /* output rows per warp: a strip of the picture walked top to bottom (a multiple of 6) */
 #define BK_ROWS_DPX 96 /* the budget rungs: the 2 nstages rows that fill the windows, spread over twice the rows */
+#define BK_ROWS_SHORT 12 /* the median's dpx_r12: short strips (rolling_budget.cu says why) */
 #define OUT_LANES 30   /* lanes 1..30 write; lanes 0 and 31 only load the halo columns */
 #define PREFETCH 4     /* rows loaded ahead of the one being computed (edge strips) */
 #define AHEAD 3        /* the same for interior strips: 3, the period of their unrolled loop */
 #define AHEAD_MAX 6    /* the deepest prefetch a kernel may ask for (its loop's period: 3 or 6) */
-static_assert(BK_ROWS % 6 == 0 && BK_ROWS_DPX % 6 == 0, "interior strips run their loop in steps of 3 or 6 rows");
+static_assert(BK_ROWS % 6 == 0 && BK_ROWS_DPX % 6 == 0 && BK_ROWS_SHORT % 6 == 0, "interior strips run their loop in steps of 3 or 6 rows");
 
 /* 2 np pixels of one row held by one lane, two per register: pixel j (0 <= j < np) in the low 16
  * bits of p[j], pixel np + j in the high 16 bits. Sums of up to 16 pixels fit in 16 bits, and min /

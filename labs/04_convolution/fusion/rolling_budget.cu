@@ -33,6 +33,17 @@
 static __global__ void BK_BOUNDS median_kernel_dpx_r48(bk_args a) { rolling_body(a, BK_MEDIAN_DPX, 1, 8, BK_ROWS, false); }
 static __global__ void BK_BOUNDS median_kernel_dpx_a6(bk_args a) { rolling_body(a, BK_MEDIAN_DPX, 1, 8, BK_ROWS_DPX, false, 6); }
 static __global__ void BK_BOUNDS median_kernel_dpx_r48a6(bk_args a) { rolling_body(a, BK_MEDIAN_DPX, 1, 8, BK_ROWS, false, 6); }
+/* Lesson (dpx_r12): shorter strips are faster, though each reads 2 rows more for every 12 it writes
+ * (x 14/12, where dpx_r48 reads x 50/48). A sweep of the strip height at 16384^2 (a probe of this
+ * kernel with the height a parameter, 2026-11-24, outside the lab; the lab's rows time each rung
+ * in its own run): on the H100 9..48 rows gave 89.9, 91.3, 89.3, 87.3, 84.6% of memcpy for 9, 12,
+ * 18, 24, 48 rows, on the H200 72.8, 73.4, 73.8, 72.3, 69.6%; 96 and 192 rows 73.0 and 65.1% on
+ * the H100. A one-warp block that only copies its strip (no arithmetic, 3 rows ahead) reached
+ * 89.4-91.9% of memcpy for every height from 24 to 192 rows on both GPUs, where a plain copy with
+ * one 16-byte element a thread reached 99.9% (H100) and 101.5% (H200): walking rows one after
+ * another caps a warp's strip near 92%, so dpx_r12 is at that cap on the H100; on the H200 it
+ * stays near 73%. The probe's logs: plots/data/{h100,h200}/run_1347e4f/. */
+static __global__ void BK_BOUNDS median_kernel_dpx_r12(bk_args a) { rolling_body(a, BK_MEDIAN_DPX, 1, 8, BK_ROWS_SHORT, false); }
 
 /* fused_s16: fused_strips with 8 pixels in each strip (16 a lane, 8-byte loads and stores per
  * strip): its 12 shuffles a row and the loop's address and compare instructions serve twice the
@@ -69,8 +80,9 @@ void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t s
 void launch_median_budget(const bk_args *a, median_rung r, cudaStream_t st)
 {
     const bool r48 = r == MED_DPX_R48 || r == MED_DPX_R48A6;
-    const dim3 grid = rolling_grid(a, 8, r48 ? BK_ROWS : BK_ROWS_DPX);
-    if (r == MED_DPX_R48) median_kernel_dpx_r48<<<grid, BK_THREADS, 0, st>>>(*a);
+    const dim3 grid = rolling_grid(a, 8, r == MED_DPX_R12 ? BK_ROWS_SHORT : r48 ? BK_ROWS : BK_ROWS_DPX);
+    if (r == MED_DPX_R12) median_kernel_dpx_r12<<<grid, BK_THREADS, 0, st>>>(*a);
+    else if (r == MED_DPX_R48) median_kernel_dpx_r48<<<grid, BK_THREADS, 0, st>>>(*a);
     else if (r == MED_DPX_A6) median_kernel_dpx_a6<<<grid, BK_THREADS, 0, st>>>(*a);
     else median_kernel_dpx_r48a6<<<grid, BK_THREADS, 0, st>>>(*a);
     GL_CHECK_LAUNCH();

@@ -24,6 +24,9 @@
 
 static __constant__ int c_filter[9];
 static __constant__ unsigned c_rows8[3]; /* DP4A kernels: each filter row as 4 signed bytes (w0, w1, w2, 0) */
+/* _SW kernels: each filter row shifted to byte k (k = 0..3) of a word and the part past byte 3 in
+ * the next word's low bytes: c_shifted[row][0..3] = (w0 w1 w2 0) << 8k, [4] = (w2 0 0 0), [5] = (w1 w2 0 0) */
+static __constant__ unsigned c_shifted[3][6];
 
 static __device__ __forceinline__ uint8_t clamp_px(int sum, int shift)
 {
@@ -305,11 +308,22 @@ static __device__ __forceinline__ unsigned pack4_sat(const int s[4])
     return d;
 }
 
+/* Lesson (_SW: shift the weights, not the pixels): pixel 4q + k's window of a row is bytes k .. k + 2
+ * of word q (and, for k = 2 and 3, bytes 0 .. k - 2 of word q + 1). window4 cuts those bytes out of
+ * the two words with a byte permute (ALU) for 3 pixels in 4; instead a dot product with the
+ * filter row moved to byte k takes them where they are, and one more dp4a adds the bytes in word
+ * q + 1: per 4 pixels and row 6 dp4a (FMA pipe) where window4 costs 4 dp4a and 3 permutes. */
+static __device__ __forceinline__ int shifted_sum(const unsigned e[5], int row, int q, int k, int sum)
+{
+    sum = dp4a_us(e[q], c_shifted[row][k], sum);
+    return k < 2 ? sum : dp4a_us(e[q + 1], c_shifted[row][k + 2], sum);
+}
+
 /* Output row y, columns x0 .. x0 + 15, from the words of input rows y - 1, y, y + 1 (interior
  * pixels only: the frame and the picture's right edge keep their bytes). */
 static __device__ __forceinline__ void dp4a_row(conv_args a, const unsigned top[5], const unsigned mid[5],
                                                 const unsigned bot[5], unsigned w0, unsigned w1, unsigned w2, int y, int x0,
-                                                const bool sat_pack = false)
+                                                const bool sat_pack = false, const bool shift_w = false)
 {
     if (y > a.height - 2 || x0 >= a.width) return;
     unsigned out[4];
@@ -320,9 +334,16 @@ static __device__ __forceinline__ void dp4a_row(conv_args a, const unsigned top[
 #pragma unroll
         for (int k = 0; k < 4; k++) {
             const int j = 4 * q + k;
-            int sum = dp4a_us(window4(top, j), w0, 0);
-            sum = dp4a_us(window4(mid, j), w1, sum);
-            sum = dp4a_us(window4(bot, j), w2, sum);
+            int sum;
+            if (shift_w) {
+                sum = shifted_sum(top, 0, q, k, 0);
+                sum = shifted_sum(mid, 1, q, k, sum);
+                sum = shifted_sum(bot, 2, q, k, sum);
+            } else {
+                sum = dp4a_us(window4(top, j), w0, 0);
+                sum = dp4a_us(window4(mid, j), w1, sum);
+                sum = dp4a_us(window4(bot, j), w2, sum);
+            }
             if (sat_pack) shifted[k] = sum >> a.shift;
             else packed |= (unsigned)clamp_px(sum, a.shift) << (8 * k);
         }
@@ -342,7 +363,8 @@ static __device__ __forceinline__ void dp4a_row(conv_args a, const unsigned top[
  * multiply-adds and nine byte extractions per pixel. dp4a multiplies four bytes by four weights
  * and adds them in one instruction: a filter row is one dp4a on a 4-byte window (one byte_perm),
  * so a pixel costs 3 dp4a + at most 3 byte_perm. Needs weights in -128 .. 127 (the host checks). */
-static __device__ __forceinline__ int dp4a_body(conv_args a, gl_load_counts *c, const int R, const bool sat = false)
+static __device__ __forceinline__ int dp4a_body(conv_args a, gl_load_counts *c, const int R, const bool sat = false,
+                                                const bool shift_w = false)
 {
     const unsigned w0 = c_rows8[0], w1 = c_rows8[1], w2 = c_rows8[2];
     const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * 16;
@@ -353,7 +375,7 @@ static __device__ __forceinline__ int dp4a_body(conv_args a, gl_load_counts *c, 
 #pragma unroll
     for (int r = 0; r < R + 2; r++) row_words(load_row18(a, c, y0 - 1 + r, x0), e[r]);
 #pragma unroll
-    for (int r = 0; r < R; r++) dp4a_row(a, e[r], e[r + 1], e[r + 2], w0, w1, w2, y0 + r, x0, sat);
+    for (int r = 0; r < R; r++) dp4a_row(a, e[r], e[r + 1], e[r + 2], w0, w1, w2, y0 + r, x0, sat, shift_w);
     return 1;
 }
 
@@ -452,6 +474,8 @@ static __device__ __forceinline__ int dp4a_bulk_body(conv_args a, gl_load_counts
 #define KERNEL_PAIR_256(name) GL_KERNEL_PAIR_BOUNDED(name, conv_args, gl_load_counts, gl_count_flush, 256)
 #define DP4A(name, rows) RUNG(name, KERNEL_PAIR_256, dp4a_body(a, c, rows))
 #define DP4A_SAT(name, rows) RUNG(name, KERNEL_PAIR_256, dp4a_body(a, c, rows, true))
+#define KERNEL_PAIR_128(name) GL_KERNEL_PAIR_BOUNDED(name, conv_args, gl_load_counts, gl_count_flush, 128)
+#define DP4A_SW(name, rows) RUNG(name, KERNEL_PAIR_128, dp4a_body(a, c, rows, true, true))
 
 COARSE(gm_cf1, 1, true, false)
 COARSE(cm_cf1, 1, false, false)
@@ -470,8 +494,10 @@ WIDE(w16_r8, 8)
 DP4A(w16_dp4a, 1)
 DP4A(w16_dp4a_r4, 4)
 DP4A(w16_dp4a_r8, 8)
-DP4A_SAT(w16_dp4a_r8_sat, 8)
-DP4A_SAT(w16_dp4a_r16_sat, 16)
+DP4A_SAT(w16_dp4a_r4_sat, 4)
+DP4A_SAT(w16_dp4a_r6_sat, 6)
+DP4A_SW(w16_dp4a_r4_sw, 4)
+DP4A_SW(w16_dp4a_r6_sw, 6)
 #define KERNEL_PAIR_BULK(name) \
     GL_KERNEL_PAIR_BOUNDS(name, conv_args, gl_load_counts, gl_count_flush, 32, GL_BULK_ASYNC ? DP4A_BULK_BLOCKS : 1)
 RUNG(w16_dp4a_bulk, KERNEL_PAIR_BULK, dp4a_bulk_body(a, c))
@@ -487,29 +513,32 @@ typedef struct {
     int shared;  /* 1: stages a tile in dynamic shared memory */
     int wide;    /* 1: a W16 kernel (32 x 8 threads, rows counted from the first interior row); 2: the
                     same columns, one warp a block walking a strip (rows: 0, set by bulk_rows) */
+    int block_y; /* rows of threads a block, where not the default (32, or 8 for the W16 kernels) */
 } conv_entry;
 
 static const conv_entry TABLE[K_CONV_COUNT] = {
-    [K_GM_CF1] = {gm_cf1, count_gm_cf1, "GM", 1, 1, 0, 0},
-    [K_CM_CF1] = {cm_cf1, count_cm_cf1, "CM", 1, 1, 0, 0},
-    [K_SM_CF1] = {sm_cf1, count_sm_cf1, "SM", 1, 1, 1, 0},
+    [K_GM_CF1] = {gm_cf1, count_gm_cf1, "GM", 1, 1, 0, 0, 0},
+    [K_CM_CF1] = {cm_cf1, count_cm_cf1, "CM", 1, 1, 0, 0, 0},
+    [K_SM_CF1] = {sm_cf1, count_sm_cf1, "SM", 1, 1, 1, 0, 0},
 #define ENTRIES_CF(cf)                                                                          \
-    [K_GM_CF##cf] = {gm_cf##cf, count_gm_cf##cf, "GM_CF" #cf, cf, 1, 0, 0}, \
-    [K_GM_CF##cf##_VEC] = {gm_cf##cf##_vec, count_gm_cf##cf##_vec, "GM_CF" #cf "_Vec", cf, 1, 0, 0}, \
-    [K_CM_CF##cf] = {cm_cf##cf, count_cm_cf##cf, "CM_CF" #cf, cf, 1, 0, 0}, \
-    [K_CM_CF##cf##_VEC] = {cm_cf##cf##_vec, count_cm_cf##cf##_vec, "CM_CF" #cf "_Vec", cf, 1, 0, 0}, \
-    [K_SM_CF##cf] = {sm_cf##cf, count_sm_cf##cf, "SM_CF" #cf, cf, 1, 1, 0}, \
-    [K_SM_CF##cf##_VEC] = {sm_cf##cf##_vec, count_sm_cf##cf##_vec, "SM_CF" #cf "_Vec", cf, 1, 1, 0},
+    [K_GM_CF##cf] = {gm_cf##cf, count_gm_cf##cf, "GM_CF" #cf, cf, 1, 0, 0, 0}, \
+    [K_GM_CF##cf##_VEC] = {gm_cf##cf##_vec, count_gm_cf##cf##_vec, "GM_CF" #cf "_Vec", cf, 1, 0, 0, 0}, \
+    [K_CM_CF##cf] = {cm_cf##cf, count_cm_cf##cf, "CM_CF" #cf, cf, 1, 0, 0, 0}, \
+    [K_CM_CF##cf##_VEC] = {cm_cf##cf##_vec, count_cm_cf##cf##_vec, "CM_CF" #cf "_Vec", cf, 1, 0, 0, 0}, \
+    [K_SM_CF##cf] = {sm_cf##cf, count_sm_cf##cf, "SM_CF" #cf, cf, 1, 1, 0, 0}, \
+    [K_SM_CF##cf##_VEC] = {sm_cf##cf##_vec, count_sm_cf##cf##_vec, "SM_CF" #cf "_Vec", cf, 1, 1, 0, 0},
     CONV_VEC_CFS(ENTRIES_CF)
-    [K_W16] = {w16, count_w16, "W16", 16, 1, 0, 1},
-    [K_W16_R4] = {w16_r4, count_w16_r4, "W16_R4", 16, 4, 0, 1},
-    [K_W16_R8] = {w16_r8, count_w16_r8, "W16_R8", 16, 8, 0, 1},
-    [K_W16_DP4A] = {w16_dp4a, count_w16_dp4a, "W16_DP4A", 16, 1, 0, 1},
-    [K_W16_DP4A_R4] = {w16_dp4a_r4, count_w16_dp4a_r4, "W16_DP4A_R4", 16, 4, 0, 1},
-    [K_W16_DP4A_R8] = {w16_dp4a_r8, count_w16_dp4a_r8, "W16_DP4A_R8", 16, 8, 0, 1},
-    [K_W16_DP4A_R8_SAT] = {w16_dp4a_r8_sat, count_w16_dp4a_r8_sat, "W16_DP4A_R8_SAT", 16, 8, 0, 1},
-    [K_W16_DP4A_R16_SAT] = {w16_dp4a_r16_sat, count_w16_dp4a_r16_sat, "W16_DP4A_R16_SAT", 16, 16, 0, 1},
-    [K_W16_DP4A_BULK] = {w16_dp4a_bulk, count_w16_dp4a_bulk, "W16_DP4A_BULK", 16, 0, 0, 2},
+    [K_W16] = {w16, count_w16, "W16", 16, 1, 0, 1, 0},
+    [K_W16_R4] = {w16_r4, count_w16_r4, "W16_R4", 16, 4, 0, 1, 0},
+    [K_W16_R8] = {w16_r8, count_w16_r8, "W16_R8", 16, 8, 0, 1, 0},
+    [K_W16_DP4A] = {w16_dp4a, count_w16_dp4a, "W16_DP4A", 16, 1, 0, 1, 0},
+    [K_W16_DP4A_R4] = {w16_dp4a_r4, count_w16_dp4a_r4, "W16_DP4A_R4", 16, 4, 0, 1, 0},
+    [K_W16_DP4A_R8] = {w16_dp4a_r8, count_w16_dp4a_r8, "W16_DP4A_R8", 16, 8, 0, 1, 0},
+    [K_W16_DP4A_R4_SAT] = {w16_dp4a_r4_sat, count_w16_dp4a_r4_sat, "W16_DP4A_R4_SAT", 16, 4, 0, 1, 0},
+    [K_W16_DP4A_R6_SAT] = {w16_dp4a_r6_sat, count_w16_dp4a_r6_sat, "W16_DP4A_R6_SAT", 16, 6, 0, 1, 0},
+    [K_W16_DP4A_R4_SW] = {w16_dp4a_r4_sw, count_w16_dp4a_r4_sw, "W16_DP4A_R4_SW", 16, 4, 0, 1, 4},
+    [K_W16_DP4A_R6_SW] = {w16_dp4a_r6_sw, count_w16_dp4a_r6_sw, "W16_DP4A_R6_SW", 16, 6, 0, 1, 4},
+    [K_W16_DP4A_BULK] = {w16_dp4a_bulk, count_w16_dp4a_bulk, "W16_DP4A_BULK", 16, 0, 0, 2, 0},
 };
 
 extern "C" const char *conv_kernel_name(conv_kernel k) { return TABLE[k].name; }
@@ -522,6 +551,13 @@ extern "C" void conv_set_constant_filter(const conv_filter *f)
     for (int r = 0; r < 3; r++)
         for (int k = 0; k < 3; k++) rows8[r] |= (unsigned)(f->w[r * 3 + k] & 0xff) << (8 * k);
     GL_CHECK(cudaMemcpyToSymbol(c_rows8, rows8, sizeof rows8));
+    unsigned shifted[3][6];
+    for (int r = 0; r < 3; r++) {
+        for (int k = 0; k < 4; k++) shifted[r][k] = rows8[r] << (8 * k);
+        shifted[r][4] = rows8[r] >> 16; /* w2 in byte 0 */
+        shifted[r][5] = rows8[r] >> 8;  /* w1, w2 in bytes 0, 1 */
+    }
+    GL_CHECK(cudaMemcpyToSymbol(c_shifted, shifted, sizeof shifted));
 }
 
 extern "C" int conv_filter_fits_dp4a(const conv_filter *f)
@@ -563,7 +599,7 @@ extern "C" void launch_conv(conv_kernel k, const conv_args *a, cudaStream_t s)
         return;
     }
     /* The seed's kernels: 32 x 32 threads; the wide ones 32 x 8 (a warp is one row of threads). */
-    dim3 block(SEED_BLOCK, e->wide ? 8 : SEED_BLOCK);
+    dim3 block(SEED_BLOCK, e->block_y ? e->block_y : e->wide ? 8 : SEED_BLOCK);
     unsigned groups = (unsigned)((a->width + e->pixels - 1) / e->pixels);
     unsigned rows = e->wide ? (unsigned)((a->height - 2 + e->rows - 1) / e->rows) : (unsigned)a->height;
     dim3 grid((groups + block.x - 1) / block.x, (rows + block.y - 1) / block.y);
