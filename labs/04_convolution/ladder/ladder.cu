@@ -494,6 +494,10 @@ WIDE(w16_r8, 8)
 DP4A(w16_dp4a, 1)
 DP4A(w16_dp4a_r4, 4)
 DP4A(w16_dp4a_r8, 8)
+/* Lesson (W16_DP4A_R4_SAT, _R6_SAT): the clamp and pack of W16_DP4A_R8 in two cvt.pack.sat a word
+ * (pack4_sat), and fewer rows a thread: 52 and 59 registers, where R8 needs 80 (24 warps an SM),
+ * so 32 warps an SM keep their rows in flight. _R4_SW, _R6_SW: the same with shifted_sum's weights
+ * (no byte permutes) and 128-thread blocks (36 warps an SM for R4). README: the measured figures. */
 DP4A_SAT(w16_dp4a_r4_sat, 4)
 DP4A_SAT(w16_dp4a_r6_sat, 6)
 DP4A_SW(w16_dp4a_r4_sw, 4)
