@@ -8,25 +8,12 @@
 // names its variants.
 #include "ladder/ladder.cu"
 #include "fusion/rolling.cuh"
-#include <cstdio>
-#include <vector>
-#include <algorithm>
-#define CK(x) do{cudaError_t e=(x); if(e){printf("CUDA %s line %d\n",cudaGetErrorString(e),__LINE__); exit(1);} }while(0)
+#include "probe_timing.cuh"
 template <int R, bool S, bool SW = false> __global__ void __launch_bounds__(256) p1k(conv_args a) { dp4a_body(a, nullptr, R, S, SW); }
 template <int R, bool S, bool SW = false> __global__ void __launch_bounds__(128) p1k128(conv_args a) { dp4a_body(a, nullptr, R, S, SW); }
 template <int R, int T, int MB> __global__ void __launch_bounds__(T, MB) p1sw(conv_args a) { dp4a_body(a, nullptr, R, true, true); }
 __global__ void BK_BOUNDS med_rows(bk_args a, int rows) { rolling_body(a, BK_MEDIAN_DPX, 1, 8, rows, false); }
 __global__ void BK_BOUNDS med_rows_a6(bk_args a, int rows) { rolling_body(a, BK_MEDIAN_DPX, 1, 8, rows, false, 6); }
-static cudaEvent_t e0, e1;
-template <class F> static double timeit(const char *name, double bytes, double ref_ms, F f)
-{
-    for (int i = 0; i < 3; i++) f();
-    std::vector<float> t;
-    for (int i = 0; i < 15; i++) { CK(cudaEventRecord(e0)); f(); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1)); float ms; CK(cudaEventElapsedTime(&ms, e0, e1)); t.push_back(ms); }
-    std::sort(t.begin(), t.end());
-    printf("%-28s %8.4f ms (min %.4f max %.4f) %7.1f GB/s %6.1f%% of memcpy\n", name, t[7], t[0], t[14], bytes / t[7] / 1e6, ref_ms > 0 ? 100.0 * ref_ms / t[7] : 100.0);
-    fflush(stdout); return t[7];
-}
 int main()
 {
     const int W = 16384, H = 16384; const size_t N = (size_t)W * H;

@@ -7,10 +7,7 @@
 // its C reference (MISMATCH lines otherwise). The variant lists were edited between runs: each log
 // names its variants.
 #include "rolling.cuh"
-#include <cstdio>
-#include <vector>
-#include <algorithm>
-#define CK(x) do{cudaError_t e=(x); if(e){printf("CUDA %s line %d\n",cudaGetErrorString(e),__LINE__); exit(1);} }while(0)
+#include "probe_timing.cuh"
 
 __global__ void BK_BOUNDS med_rows(bk_args a, int rows) { rolling_body(a, BK_MEDIAN_DPX, 1, 8, rows, false); }
 __global__ void __launch_bounds__(32, 26) med_rows_lb26(bk_args a, int rows) { rolling_body(a, BK_MEDIAN_DPX, 1, 8, rows, false); }
@@ -38,16 +35,6 @@ __global__ void vec_copy(const uint4 *in, uint4 *out, size_t n)
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) out[i] = in[i];
 }
 
-static cudaEvent_t e0, e1;
-template <class F> static void timeit(const char *name, double bytes, double ref_ms, F f)
-{
-    for (int i = 0; i < 3; i++) f();
-    std::vector<float> t;
-    for (int i = 0; i < 15; i++) { CK(cudaEventRecord(e0)); f(); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1)); float ms; CK(cudaEventElapsedTime(&ms, e0, e1)); t.push_back(ms); }
-    std::sort(t.begin(), t.end());
-    printf("%-28s %8.4f ms (min %.4f max %.4f) %7.1f GB/s %6.1f%% of memcpy\n", name, t[7], t[0], t[14], bytes / t[7] / 1e6, ref_ms > 0 ? 100.0 * ref_ms / t[7] : 100.0);
-    fflush(stdout);
-}
 int main()
 {
     const int W = 16384, H = 16384;
