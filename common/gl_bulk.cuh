@@ -21,6 +21,7 @@
 #ifndef GL_BULK_CUH
 #define GL_BULK_CUH
 #include <stdint.h>
+#include "gl_check.h"
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define GL_BULK_ASYNC 1 /* the bulk copies exist (sm_90) */
@@ -83,5 +84,23 @@ static __device__ __forceinline__ void gl_bulk_wait(uint64_t *bar, unsigned pari
 #else
     (void)bar, (void)parity;
 #endif
+}
+/* Host: the strip height that makes one wave. A grid of `cols` columns of one-warp strips fills the
+ * GPU once when it has as many blocks as the GPU holds (cudaOccupancyMaxActiveBlocksPerMultiprocessor
+ * x SMs): rows a strip = ceil(height / (that / cols)), rounded up to a multiple of `multiple`. The
+ * occupancy is asked on the first call for a kernel (*resident == 0: an untimed launch) and kept in
+ * *resident, so that later launches, in graph capture, reuse it. */
+static inline int gl_wave_strip_rows(const void *kernel, int *resident, int cols, int height, int multiple)
+{
+    if (!*resident) {
+        int dev = 0, sms = 0, per_sm = 0;
+        GL_CHECK(cudaGetDevice(&dev));
+        GL_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        GL_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32, 0));
+        *resident = sms * per_sm > 0 ? sms * per_sm : 1;
+    }
+    const int strips = *resident / cols > 1 ? *resident / cols : 1;
+    const int rows = (height + strips - 1) / strips;
+    return (rows + multiple - 1) / multiple * multiple;
 }
 #endif

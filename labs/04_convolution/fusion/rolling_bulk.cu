@@ -107,28 +107,12 @@ static __global__ void __launch_bounds__(BK_THREADS, BULK_BLOCKS_PER_SM) median_
     else ring_walk(a, g, rows, writer, false);
 }
 
-/* bulk_wave's strips: as many strips a column of warps as one wave of resident warps holds
- * (cudaOccupancyMaxActiveBlocksPerMultiprocessor x SMs), each a multiple of BULK_RING rows. The
- * first launch (untimed) asks; later ones, in graph capture, reuse the answer. */
-static int bulk_resident(void)
-{
-    static int resident = 0;
-    if (!resident) {
-        int dev = 0, sms = 0, per_sm = 0;
-        GL_CHECK(cudaGetDevice(&dev));
-        GL_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        GL_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, median_kernel_bulk, BK_THREADS, 0));
-        resident = sms * per_sm > 0 ? sms * per_sm : 1;
-    }
-    return resident;
-}
-
+/* bulk_wave's strips: one wave of resident warps (gl_wave_strip_rows), each a multiple of BULK_RING rows. */
 static int wave_rows(const bk_args *a)
 {
-    const int cols = (a->width + OUT_LANES * 16 - 1) / (OUT_LANES * 16);
-    const int strips = bulk_resident() / cols > 1 ? bulk_resident() / cols : 1;
-    const int rows = (a->height + strips - 1) / strips;
-    return (rows + BULK_RING - 1) / BULK_RING * BULK_RING;
+    static int resident = 0;
+    return gl_wave_strip_rows((const void *)median_kernel_bulk, &resident, (a->width + OUT_LANES * 16 - 1) / (OUT_LANES * 16),
+                              a->height, BULK_RING);
 }
 
 void launch_median_bulk(const bk_args *a, median_rung r, cudaStream_t st)

@@ -29,8 +29,10 @@ extern const conv_filter CONV_FILTERS[N_FILTERS];
  * paper: W16 (16-byte loads and stores, 16 pixels per thread, horizontal neighbours by warp
  * shuffle), W16_R4 / W16_R8 (and 4 or 8 output rows per thread, the rows' loads reused),
  * W16_DP4A / _R4 / _R8 (a filter row as one 4-byte dot product instruction; the rows loaded
- * before any store), W16_DP4A_BULK (one warp a block down a strip, the rows ahead brought into
- * shared memory by bulk copies). */
+ * before any store), W16_DP4A_R4_SAT / _R6_SAT (clamp and pack by cvt.pack.sat, 4 or 6 rows),
+ * W16_DP4A_R4_SW / _R6_SW (the same with the weights shifted to the pixels' bytes, 128-thread
+ * blocks), W16_DP4A_BULK (one warp a block down a strip, the rows ahead brought into shared memory
+ * by bulk copies). Every kernel from W16 on is a row of the `beyond` experiment (main.c). */
 #define CONV_VEC_CFS(X) X(2) X(4) X(8) X(12) X(16) /* CF = 1 has nothing to vectorise */
 typedef enum {
     K_GM_CF1, K_CM_CF1, K_SM_CF1,

@@ -371,7 +371,7 @@ static __device__ __forceinline__ int dp4a_body(conv_args a, gl_load_counts *c, 
     const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * R + 1;
     /* All R + 2 rows are loaded before the first store: the compiler may not move a load past a
      * store to memory that might alias it, so this is what keeps R + 2 loads in flight. */
-    unsigned e[18][5]; /* R + 2 <= 18 rows */
+    unsigned e[10][5]; /* R + 2 <= 10 rows */
 #pragma unroll
     for (int r = 0; r < R + 2; r++) row_words(load_row18(a, c, y0 - 1 + r, x0), e[r]);
 #pragma unroll
@@ -571,24 +571,16 @@ extern "C" int conv_filter_fits_dp4a(const conv_filter *f)
     return 1;
 }
 
-/* W16_DP4A_BULK's strips: as many a column of warps as one wave of resident warps holds, each a
- * multiple of DP4A_RING rows. The first launch (untimed) asks the occupancy and sets the most
- * shared memory (32 rings an SM); later ones, in graph capture, reuse it. */
+/* W16_DP4A_BULK's strips: one wave of resident warps (gl_wave_strip_rows), each a multiple of
+ * DP4A_RING rows. The first launch (untimed) also sets the most shared memory (32 rings an SM). */
 static int bulk_rows(const conv_entry *e, int width, int height)
 {
     static int resident = 0;
     if (!resident) {
-        int dev = 0, sms = 0, per_sm = 0;
-        GL_CHECK(cudaGetDevice(&dev));
-        GL_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
         GL_CHECK(cudaFuncSetAttribute(e->timed, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
         GL_CHECK(cudaFuncSetAttribute(e->count, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
-        GL_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, e->timed, 32, 0));
-        resident = sms * per_sm > 0 ? sms * per_sm : 1;
     }
-    const int cols = (width + 511) / 512, strips = resident / cols > 1 ? resident / cols : 1;
-    const int rows = (height - 2 + strips - 1) / strips;
-    return (rows + DP4A_RING - 1) / DP4A_RING * DP4A_RING;
+    return gl_wave_strip_rows((const void *)e->timed, &resident, (width + 511) / 512, height - 2, DP4A_RING);
 }
 
 extern "C" void launch_conv(conv_kernel k, const conv_args *a, cudaStream_t s)
