@@ -121,6 +121,12 @@ void launch_median(median_rung r, const bk_args *a, cudaStream_t st)
     case MED_SHARED:
         median_kernel_shared<<<dim3((a->width + SEED_TILE_X - 1) / SEED_TILE_X, gy), block, 0, st>>>(*a);
         break;
+    case MED_W16_R4:
+    case MED_W16_R8:
+    case MED_W16_R4_FMA:
+    case MED_W16_R8_FMA:
+        launch_median_w16(a, r, st); /* median_w16.cu */
+        return;
     default:
         launch_median_best(a, r, st); /* rolling.cu, rolling_budget.cu */
         return;
@@ -131,6 +137,7 @@ void launch_median(median_rung r, const bk_args *a, cudaStream_t st)
 const char *median_rung_name(median_rung r)
 {
     static const char *const n[MED_RUNGS] = {"scalar", "vector", "shared", "best", "dpx",
-                                                 "dpx_r48", "dpx_a6", "dpx_r48a6", "dpx_r12", "bulk_r48", "bulk_wave"};
+                                                 "dpx_r48", "dpx_a6", "dpx_r48a6", "dpx_r12", "bulk_r48", "bulk_wave",
+                                                 "w16_r4", "w16_r8", "w16_r4_fma", "w16_r8_fma"};
     return r >= 0 && r < MED_RUNGS ? n[r] : "?";
 }

@@ -1,0 +1,178 @@
+/* median_w16.cu - Lab 04, part 3: the median ladder's thread rungs (issue 20): a thread owns 16
+ * columns and R rows, as part 1's W16 rungs do, instead of a warp walking a strip (rolling.cu).
+ * fusion.h defines the median with clamp to edge; fusion_reference.c is the definition in C, and
+ * every kernel reproduces its bits.
+ *
+ * The lesson: the rolling rungs were not short of instructions alone. A one-warp block that walks
+ * a strip keeps 30 of its 32 lanes writing, reads the strip's 2 halo rows once per 12 rows, and
+ * waits on 3 rows at a time; here every lane writes, a block of 4 warps keeps (R + 2) rows of every
+ * thread in flight at once, and no warp outlives its R rows. What a pixel costs on the ALU pipe
+ * (the pipe that binds on the H200):
+ *   - unpack: one byte permute a register (two pixels, each x 257 in a 16-bit half: the median of
+ *     nine commutes with any order-keeping map, and 257 v keeps v in both bytes of its half, so the
+ *     store takes either byte); dpx's unpack takes 1.5;
+ *   - the column sorts of stage_median_dpx (min3, max3: one DPX instruction each) with the middle
+ *     as the sum minus both on the FMA pipe (four IMADs: add_fma, sub_fma);
+ *   - the neighbours: the registers of the row shifted by one pixel are the row's own registers
+ *     but for one byte permute at each end (the pixels left and right of the 16, one more register
+ *     of two halves, sorted with the rest);
+ *   - the median of the medians: `fma` = false shares the sort of two middles between two outputs
+ *     (3 ALU instructions an output), true takes the sum minus min3 and max3 (2 ALU and 4 IMADs).
+ * Measured pipe rates (tools/probes/pipe_rates.cu, H200, 2026-11-24): VIMNMX, VIMNMX3, PRMT, IADD3,
+ * LOP3 issue 64 thread-instructions an SM a clock (the ALU's half rate), IMAD 56-64, HMNMX2 64 on
+ * the same ALU pipe as VIMNMX (their mix: 64). */
+#include "rolling.cuh"
+
+#define W16_BLOCK_Y 4 /* warps a block: 32 x 4 threads, each 16 columns x R rows */
+
+/* A row's 16 bytes around a thread's columns and the two neighbours: w[0..3] the 16 (byte j of
+ * the thread's pixel 4k + j in w[k]), left: pixel -1 in byte 3, right: pixel 16 in byte 0. */
+typedef struct {
+    unsigned w[4], left, right;
+} row_w16;
+
+static __device__ __forceinline__ unsigned px_clamped(const bk_args &a, const uint8_t *row, int x)
+{
+    return row[min(max(x, 0), a.width - 1)];
+}
+
+/* Row y (clamped) at x0: one 16-byte load where the 16 columns are in the picture, bytes at the
+ * clamped columns past its right edge; the neighbours from the next lanes by shuffle, lanes 0 and
+ * 31 load theirs. The whole warp calls it (the shuffles). */
+static __device__ __forceinline__ row_w16 load_row_w16(const bk_args &a, int y, int x0, unsigned lane)
+{
+    row_w16 r;
+    const uint8_t *row = a.in + (size_t)min(max(y, 0), a.height - 1) * a.pitch;
+    if (x0 + 16 <= a.width) {
+        const uint4 v = *(const uint4 *)(row + x0); /* x0 % 16 == 0, the pitch a multiple of 64: aligned */
+        r.w[0] = v.x, r.w[1] = v.y, r.w[2] = v.z, r.w[3] = v.w;
+    } else { /* the right edge: every column past it is the last one */
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            r.w[k] = px_clamped(a, row, x0 + 4 * k) | px_clamped(a, row, x0 + 4 * k + 1) << 8 |
+                     px_clamped(a, row, x0 + 4 * k + 2) << 16 | px_clamped(a, row, x0 + 4 * k + 3) << 24;
+    }
+    const unsigned from_left = __shfl_up_sync(FULL_MASK, r.w[3], 1);    /* the left lane's pixel 15: byte 3 */
+    const unsigned from_right = __shfl_down_sync(FULL_MASK, r.w[0], 1); /* the right lane's pixel 0: byte 0 */
+    r.left = lane == 0 ? px_clamped(a, row, x0 - 1) << 24 : from_left;
+    r.right = lane == 31 ? px_clamped(a, row, x0 + 16) : from_right;
+    return r;
+}
+
+/* 16 pixels and the two neighbours as 9 registers of two 16-bit halves, each 257 x the pixel:
+ * p[j] (j < 8) holds pixels j and j + 8, p[8] pixels -1 and 16. One byte permute each. */
+typedef struct {
+    unsigned p[9];
+} row_pairs;
+
+static __device__ __forceinline__ row_pairs unpack_w16(const row_w16 &r)
+{
+    row_pairs o;
+#pragma unroll
+    for (int j = 0; j < 8; j++) { /* byte j % 4 of w[j / 4] into bytes 0, 1; of w[j / 4 + 2] into 2, 3 */
+        const unsigned b = (unsigned)(j & 3);
+        o.p[j] = __byte_perm(r.w[j / 4], r.w[j / 4 + 2], b | b << 4 | (4 + b) << 8 | (4 + b) << 12);
+    }
+    o.p[8] = __byte_perm(r.left, r.right, 0x4433);
+    return o;
+}
+
+/* Each register's left neighbours (pixels j - 1 and j + 7) and right ones (j + 1, j + 9): the next
+ * register, but for one byte permute with the neighbours' register at each end. */
+static __device__ __forceinline__ unsigned left_of(const row_pairs &v, int j)
+{
+    return j > 0 ? v.p[j - 1] : __byte_perm(v.p[8], v.p[7], 0x5410); /* (pixel -1, pixel 7) */
+}
+static __device__ __forceinline__ unsigned right_of(const row_pairs &v, int j)
+{
+    return j < 7 ? v.p[j + 1] : __byte_perm(v.p[0], v.p[8], 0x7632); /* (pixel 8, pixel 16) */
+}
+
+/* The median of one output row from its three input rows (a above, b, c below): 8 registers of
+ * medians (x 257, as unpacked). */
+static __device__ __forceinline__ row_pairs median_w16(const row_pairs &a, const row_pairs &b, const row_pairs &c,
+                                                       const bool fma)
+{
+    row_pairs lo, mi, hi, o;
+#pragma unroll
+    for (int j = 0; j < 9; j++) { /* the column sorts, the neighbours' column too */
+        lo.p[j] = min3u2(a.p[j], b.p[j], c.p[j]);
+        hi.p[j] = max3u2(a.p[j], b.p[j], c.p[j]);
+        mi.p[j] = sub_fma(sub_fma(add_fma(add_fma(a.p[j], b.p[j]), c.p[j]), lo.p[j]), hi.p[j]);
+    }
+#pragma unroll
+    for (int j = 0; j < 8; j += 2) {
+        unsigned mid_mi[2];
+        if (fma) {
+            mid_mi[0] = mid3u2(left_of(mi, j), mi.p[j], mi.p[j + 1]);
+            mid_mi[1] = mid3u2(mi.p[j], mi.p[j + 1], right_of(mi, j + 1));
+        } else { /* the middles j and j + 1 sorted once serve both outputs (stage_median_dpx) */
+            const unsigned m = __vminu2(mi.p[j], mi.p[j + 1]), M = __vmaxu2(mi.p[j], mi.p[j + 1]);
+            mid_mi[0] = __vmaxu2(m, __vminu2(left_of(mi, j), M));
+            mid_mi[1] = __vmaxu2(m, __vminu2(right_of(mi, j + 1), M));
+        }
+#pragma unroll
+        for (int i = 0; i < 2; i++) {
+            const int k = j + i;
+            const unsigned big_lo = max3u2(left_of(lo, k), lo.p[k], right_of(lo, k));
+            const unsigned small_hi = min3u2(left_of(hi, k), hi.p[k], right_of(hi, k));
+            o.p[k] = mid3u2(big_lo, mid_mi[i], small_hi);
+        }
+    }
+    return o;
+}
+
+/* One output row: byte 0 of each half, gathered by four byte permutes a 4 registers; the right
+ * edge's thread stores the bytes inside the picture. */
+static __device__ __forceinline__ void store_w16(const bk_args &a, int y, int x0, const row_pairs &o)
+{
+    unsigned w[4];
+#pragma unroll
+    for (int k = 0; k < 2; k++) { /* registers 4k .. 4k + 3: pixels 4k .. 4k + 3 and 8 + 4k .. */
+        const unsigned s = __byte_perm(o.p[4 * k], o.p[4 * k + 1], 0x6240);     /* 4k, 4k+1, 8+4k, 9+4k */
+        const unsigned t = __byte_perm(o.p[4 * k + 2], o.p[4 * k + 3], 0x6240); /* 4k+2, 4k+3, 10+4k, 11+4k */
+        w[k] = __byte_perm(s, t, 0x5410);
+        w[k + 2] = __byte_perm(s, t, 0x7632);
+    }
+    uint8_t *dst = a.out + (size_t)y * a.pitch + x0;
+    if (x0 + 16 <= a.width) {
+        *(uint4 *)dst = make_uint4(w[0], w[1], w[2], w[3]);
+    } else {
+#pragma unroll
+        for (int j = 0; j < 16; j++)
+            if (x0 + j < a.width) dst[j] = (uint8_t)(w[j / 4] >> (8 * (j & 3)));
+    }
+}
+
+/* Lesson (w16_r4, w16_r8 and their _fma forms): all R + 2 input rows are loaded before the first
+ * output (R + 2 loads in flight a thread, none held by a walk), each unpacked once, and each
+ * output row is computed from three of them. */
+template <int R, bool FMA> static __global__ void __launch_bounds__(32 * W16_BLOCK_Y) median_kernel_w16(bk_args a)
+{
+    const unsigned lane = threadIdx.x;
+    const int x0 = (blockIdx.x * 32 + lane) * 16;
+    const int y0 = (blockIdx.y * W16_BLOCK_Y + threadIdx.y) * R; /* the warp's first output row */
+    if (y0 >= a.height) return;                                   /* the whole warp */
+    row_w16 raw[R + 2];
+#pragma unroll
+    for (int i = 0; i < R + 2; i++) raw[i] = load_row_w16(a, y0 - 1 + i, x0, lane);
+    row_pairs win[3] = {unpack_w16(raw[0]), unpack_w16(raw[1]), {}};
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        win[(r + 2) % 3] = unpack_w16(raw[r + 2]);
+        const row_pairs o = median_w16(win[r % 3], win[(r + 1) % 3], win[(r + 2) % 3], FMA);
+        if (y0 + r < a.height && x0 < a.width) store_w16(a, y0 + r, x0, o);
+    }
+}
+
+void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st)
+{
+    const int rows = r == MED_W16_R4 || r == MED_W16_R4_FMA ? 4 : 8;
+    const dim3 block(32, W16_BLOCK_Y);
+    const dim3 grid((unsigned)((a->width + 511) / 512), (unsigned)((a->height + rows * W16_BLOCK_Y - 1) / (rows * W16_BLOCK_Y)));
+    if (r == MED_W16_R4) median_kernel_w16<4, false><<<grid, block, 0, st>>>(*a);
+    else if (r == MED_W16_R8) median_kernel_w16<8, false><<<grid, block, 0, st>>>(*a);
+    else if (r == MED_W16_R4_FMA) median_kernel_w16<4, true><<<grid, block, 0, st>>>(*a);
+    else median_kernel_w16<8, true><<<grid, block, 0, st>>>(*a);
+    GL_CHECK_LAUNCH();
+}
