@@ -23,7 +23,8 @@
  * the same ALU pipe as VIMNMX (their mix: 64). */
 #include "rolling.cuh"
 
-#define W16_BLOCK_Y 4 /* warps a block: 32 x 4 threads, each 16 columns x R rows */
+#define W16_BLOCK_Y 4 /* warps a block: 32 x 4 threads, each 16 columns x R rows; R = 4: 80 registers
+                         (6 blocks, 24 warps an SM; the _fma form spills 20 bytes), R = 8: 128 (16 warps) */
 
 /* A row's 16 bytes around a thread's columns and the two neighbours: w[0..3] the 16 (byte j of
  * the thread's pixel 4k + j in w[k]), left: pixel -1 in byte 3, right: pixel 16 in byte 0. */
@@ -31,31 +32,36 @@ typedef struct {
     unsigned w[4], left, right;
 } row_w16;
 
-static __device__ __forceinline__ unsigned px_clamped(const bk_args &a, const uint8_t *row, int x)
-{
-    return row[min(max(x, 0), a.width - 1)];
-}
-
-/* Row y (clamped) at x0: one 16-byte load where the 16 columns are in the picture, bytes at the
- * clamped columns past its right edge; the neighbours from the next lanes by shuffle, lanes 0 and
- * 31 load theirs. The whole warp calls it (the shuffles). */
-static __device__ __forceinline__ row_w16 load_row_w16(const bk_args &a, int y, int x0, unsigned lane)
+/* Row y at x0, inside the picture with both neighbours (the fast path of nearly every thread): the
+ * 16 bytes in one load and the words left and right of them (from the lines the warp loads anyway:
+ * L1 hits), at offsets from one address - no shuffle, no select. Near an edge (EDGE): the row
+ * clamped, the same loads where they are inside the row's pitch (x0 < width <= pitch), and every
+ * byte past the right edge replaced by the last pixel - a few more instructions, no more registers. */
+template <bool EDGE>
+static __device__ __forceinline__ row_w16 load_row_w16(const bk_args &a, int y, int x0)
 {
     row_w16 r;
-    const uint8_t *row = a.in + (size_t)min(max(y, 0), a.height - 1) * a.pitch;
-    if (x0 + 16 <= a.width) {
-        const uint4 v = *(const uint4 *)(row + x0); /* x0 % 16 == 0, the pitch a multiple of 64: aligned */
-        r.w[0] = v.x, r.w[1] = v.y, r.w[2] = v.z, r.w[3] = v.w;
-    } else { /* the right edge: every column past it is the last one */
-#pragma unroll
-        for (int k = 0; k < 4; k++)
-            r.w[k] = px_clamped(a, row, x0 + 4 * k) | px_clamped(a, row, x0 + 4 * k + 1) << 8 |
-                     px_clamped(a, row, x0 + 4 * k + 2) << 16 | px_clamped(a, row, x0 + 4 * k + 3) << 24;
+    const uint8_t *row = a.in + (size_t)(EDGE ? min(max(y, 0), a.height - 1) : y) * a.pitch;
+    const uint4 v = *(const uint4 *)(row + x0); /* x0 % 16 == 0, the pitch a multiple of 64: aligned */
+    r.w[0] = v.x, r.w[1] = v.y, r.w[2] = v.z, r.w[3] = v.w;
+    if (!EDGE) {
+        r.left = *(const unsigned *)(row + x0 - 4);  /* pixel x0 - 1 in byte 3 */
+        r.right = *(const unsigned *)(row + x0 + 16); /* pixel x0 + 16 in byte 0 */
+        return r;
     }
-    const unsigned from_left = __shfl_up_sync(FULL_MASK, r.w[3], 1);    /* the left lane's pixel 15: byte 3 */
-    const unsigned from_right = __shfl_down_sync(FULL_MASK, r.w[0], 1); /* the right lane's pixel 0: byte 0 */
-    r.left = lane == 0 ? px_clamped(a, row, x0 - 1) << 24 : from_left;
-    r.right = lane == 31 ? px_clamped(a, row, x0 + 16) : from_right;
+    const int last = a.width - 1 - x0; /* the thread's column of pixel width - 1: >= 0 */
+    const unsigned last_px = row[a.width - 1];
+    if (last < 15) { /* bytes past the edge: the last pixel */
+        const unsigned fill = last_px * 0x01010101u;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const int keep = min(max(last + 1 - 4 * k, 0), 4); /* bytes of word k inside the picture */
+            const unsigned m = keep == 4 ? 0xffffffffu : (1u << (8 * keep)) - 1u;
+            r.w[k] = (r.w[k] & m) | (fill & ~m);
+        }
+    }
+    r.left = x0 > 0 ? *(const unsigned *)(row + x0 - 4) : r.w[0] << 24;
+    r.right = x0 + 16 < a.width ? *(const unsigned *)(row + x0 + 16) : last_px;
     return r;
 }
 
@@ -124,7 +130,7 @@ static __device__ __forceinline__ row_pairs median_w16(const row_pairs &a, const
 
 /* One output row: byte 0 of each half, gathered by four byte permutes a 4 registers; the right
  * edge's thread stores the bytes inside the picture. */
-static __device__ __forceinline__ void store_w16(const bk_args &a, int y, int x0, const row_pairs &o)
+template <bool EDGE> static __device__ __forceinline__ void store_w16(const bk_args &a, int y, int x0, const row_pairs &o)
 {
     unsigned w[4];
 #pragma unroll
@@ -135,7 +141,7 @@ static __device__ __forceinline__ void store_w16(const bk_args &a, int y, int x0
         w[k + 2] = __byte_perm(s, t, 0x7632);
     }
     uint8_t *dst = a.out + (size_t)y * a.pitch + x0;
-    if (x0 + 16 <= a.width) {
+    if (!EDGE || x0 + 16 <= a.width) {
         *(uint4 *)dst = make_uint4(w[0], w[1], w[2], w[3]);
     } else {
 #pragma unroll
@@ -144,25 +150,33 @@ static __device__ __forceinline__ void store_w16(const bk_args &a, int y, int x0
     }
 }
 
-/* Lesson (w16_r4, w16_r8 and their _fma forms): all R + 2 input rows are loaded before the first
- * output (R + 2 loads in flight a thread, none held by a walk), each unpacked once, and each
- * output row is computed from three of them. */
-template <int R, bool FMA> static __global__ void __launch_bounds__(32 * W16_BLOCK_Y) median_kernel_w16(bk_args a)
+/* The thread's R output rows from its R + 2 input rows, all loaded before the first output (R + 2
+ * loads in flight a thread, none held by a walk), each unpacked once. */
+template <int R, bool FMA, bool EDGE> static __device__ __forceinline__ void median_tile_w16(const bk_args &a, int x0, int y0)
 {
-    const unsigned lane = threadIdx.x;
-    const int x0 = (blockIdx.x * 32 + lane) * 16;
-    const int y0 = (blockIdx.y * W16_BLOCK_Y + threadIdx.y) * R; /* the warp's first output row */
-    if (y0 >= a.height) return;                                   /* the whole warp */
     row_w16 raw[R + 2];
 #pragma unroll
-    for (int i = 0; i < R + 2; i++) raw[i] = load_row_w16(a, y0 - 1 + i, x0, lane);
+    for (int i = 0; i < R + 2; i++) raw[i] = load_row_w16<EDGE>(a, y0 - 1 + i, x0);
     row_pairs win[3] = {unpack_w16(raw[0]), unpack_w16(raw[1]), {}};
 #pragma unroll
     for (int r = 0; r < R; r++) {
         win[(r + 2) % 3] = unpack_w16(raw[r + 2]);
         const row_pairs o = median_w16(win[r % 3], win[(r + 1) % 3], win[(r + 2) % 3], FMA);
-        if (y0 + r < a.height && x0 < a.width) store_w16(a, y0 + r, x0, o);
+        if (!EDGE || y0 + r < a.height) store_w16<EDGE>(a, y0 + r, x0, o);
     }
+}
+
+/* Lesson (w16_r4, w16_r8 and their _fma forms): a thread a tile of 16 x R pixels; the threads whose
+ * tile and its frame are inside the picture take the fast path (no clamping, no shuffles), the
+ * others, along the edges, the clamped one. */
+template <int R, bool FMA>
+static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, R == 4 ? 6 : 4) median_kernel_w16(bk_args a)
+{
+    const int x0 = (blockIdx.x * 32 + threadIdx.x) * 16;
+    const int y0 = (blockIdx.y * W16_BLOCK_Y + threadIdx.y) * R; /* the first output row */
+    if (x0 >= a.width || y0 >= a.height) return;
+    if (x0 >= 16 && x0 + 17 <= a.width && y0 >= 1 && y0 + R + 1 <= a.height) median_tile_w16<R, FMA, false>(a, x0, y0);
+    else median_tile_w16<R, FMA, true>(a, x0, y0);
 }
 
 void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st)
