@@ -24,7 +24,8 @@
 #include "rolling.cuh"
 
 #define W16_BLOCK_Y 4 /* warps a block: 32 x 4 threads, each 16 columns x R rows; R = 4: 80 registers
-                         (6 blocks, 24 warps an SM; the _fma form spills 20 bytes), R = 8: 128 (16 warps) */
+                         (6 blocks, 24 warps an SM; the _fma form spills 20 bytes), R = 8: 128 (16 warps);
+                         the walks: 80 with 3 rows ahead (4 bytes spilled), 96 with 6 (72 bytes) */
 
 /* A row's 16 bytes around a thread's columns and the two neighbours: w[0..3] the 16 (byte j of
  * the thread's pixel 4k + j in w[k]), left: pixel -1 in byte 3, right: pixel 16 in byte 0. */
@@ -166,6 +167,37 @@ template <int R, bool FMA, bool EDGE> static __device__ __forceinline__ void med
     }
 }
 
+/* Lesson (w16_s12 .. w16_s48a6): the thread walks a strip of 16 columns x ROWS rows with DEPTH rows
+ * loaded ahead of the one it unpacks (a ring of DEPTH slots: input row k in slot k % DEPTH), so its
+ * own loads overlap its arithmetic, where the tile rungs above wait for all their rows first. The
+ * loop is unrolled by DEPTH (3 or 6), a multiple of the window's period 3: the ring and the window
+ * turn by renaming registers. Loads past the strip's last input row reload that row (the last
+ * DEPTH of a strip: L1 hits). */
+template <int ROWS, int DEPTH, bool EDGE> static __device__ __forceinline__ void median_walk_w16(const bk_args &a, int x0, int y0)
+{
+    static_assert(ROWS % DEPTH == 0 && DEPTH % 3 == 0, "the loop's period: a multiple of 3 that divides the strip");
+    const int ylast = y0 + ROWS; /* the strip's last input row (clamped again in the edge path) */
+    row_w16 ahead[DEPTH];
+#pragma unroll
+    for (int i = 0; i < DEPTH; i++) ahead[i] = load_row_w16<EDGE>(a, y0 - 1 + i, x0);
+    row_pairs win[3];
+#pragma unroll
+    for (int k = 0; k < 2; k++) { /* input rows 0 and 1 fill the window */
+        win[k] = unpack_w16(ahead[k]);
+        ahead[k] = load_row_w16<EDGE>(a, y0 - 1 + k + DEPTH, x0);
+    }
+#pragma unroll 1
+    for (int it = 0; it < ROWS; it += DEPTH)
+#pragma unroll
+        for (int u = 0; u < DEPTH; u++) { /* output row it + u from input rows it + u .. it + u + 2 */
+            const int k = u + 2; /* input row it + k, in slot k % DEPTH and window slot k % 3 */
+            win[k % 3] = unpack_w16(ahead[k % DEPTH]);
+            ahead[k % DEPTH] = load_row_w16<EDGE>(a, min(y0 - 1 + it + k + DEPTH, ylast), x0);
+            const row_pairs o = median_w16(win[u % 3], win[(u + 1) % 3], win[(u + 2) % 3], false);
+            if (!EDGE || y0 + it + u < a.height) store_w16<EDGE>(a, y0 + it + u, x0, o);
+        }
+}
+
 /* Lesson (w16_r4, w16_r8 and their _fma forms): a thread a tile of 16 x R pixels; the threads whose
  * tile and its frame are inside the picture take the fast path (no clamping, no shuffles), the
  * others, along the edges, the clamped one. */
@@ -179,14 +211,28 @@ static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, R == 4 ? 6 : 4) media
     else median_tile_w16<R, FMA, true>(a, x0, y0);
 }
 
+template <int ROWS, int DEPTH>
+static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, DEPTH == 3 ? 6 : 5) median_kernel_walk_w16(bk_args a)
+{
+    const int x0 = (blockIdx.x * 32 + threadIdx.x) * 16;
+    const int y0 = (blockIdx.y * W16_BLOCK_Y + threadIdx.y) * ROWS;
+    if (x0 >= a.width || y0 >= a.height) return;
+    if (x0 >= 16 && x0 + 17 <= a.width && y0 >= 1 && y0 + ROWS + 1 <= a.height) median_walk_w16<ROWS, DEPTH, false>(a, x0, y0);
+    else median_walk_w16<ROWS, DEPTH, true>(a, x0, y0);
+}
+
 void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st)
 {
-    const int rows = r == MED_W16_R4 || r == MED_W16_R4_FMA ? 4 : 8;
+    static const int rows_of[] = {4, 8, 4, 12, 24, 24, 48}; /* from MED_W16_R4 on */
+    const int rows = rows_of[r - MED_W16_R4];
     const dim3 block(32, W16_BLOCK_Y);
     const dim3 grid((unsigned)((a->width + 511) / 512), (unsigned)((a->height + rows * W16_BLOCK_Y - 1) / (rows * W16_BLOCK_Y)));
     if (r == MED_W16_R4) median_kernel_w16<4, false><<<grid, block, 0, st>>>(*a);
     else if (r == MED_W16_R8) median_kernel_w16<8, false><<<grid, block, 0, st>>>(*a);
     else if (r == MED_W16_R4_FMA) median_kernel_w16<4, true><<<grid, block, 0, st>>>(*a);
-    else median_kernel_w16<8, true><<<grid, block, 0, st>>>(*a);
+    else if (r == MED_W16_S12) median_kernel_walk_w16<12, 3><<<grid, block, 0, st>>>(*a);
+    else if (r == MED_W16_S24) median_kernel_walk_w16<24, 3><<<grid, block, 0, st>>>(*a);
+    else if (r == MED_W16_S24A6) median_kernel_walk_w16<24, 6><<<grid, block, 0, st>>>(*a);
+    else median_kernel_walk_w16<48, 6><<<grid, block, 0, st>>>(*a);
     GL_CHECK_LAUNCH();
 }
