@@ -413,9 +413,9 @@ static void run_sizes(lab04 *L)
      * memory, issue 20). */
     const conv_kernel rungs[] = {L->best[0],        L->best[1],        L->best[2],       K_W16_DP4A,
                                  K_W16_DP4A_R8,     K_W16_DP4A_R4_SAT, K_W16_DP4A_R6_SAT, K_W16_DP4A_R4_SW,
-                                 K_W16_DP4A_R6_SW,  K_W16_DP4A_BULK};
+                                 K_W16_DP4A_R6_SW,  K_W16_DP4A_R4_DW,  K_W16_DP4A_BULK};
     gl_lab_heading("sizes", "the fastest kernel of each family at the ladder size (%s, %s, %s), W16_DP4A, "
-                            "W16_DP4A_R8, its _SAT and _SW rungs, W16_DP4A_BULK and NPP; GB/s on 2 bytes per pixel; "
+                            "W16_DP4A_R8, its _SAT, _SW and _DW rungs, W16_DP4A_BULK and NPP; GB/s on 2 bytes per pixel; "
                             "ratio = time / NPP's time",
                    conv_kernel_name(L->best[0]), conv_kernel_name(L->best[1]), conv_kernel_name(L->best[2]));
     for (int s = 0; s < n; s++) {

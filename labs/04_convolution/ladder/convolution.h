@@ -31,7 +31,8 @@ extern const conv_filter CONV_FILTERS[N_FILTERS];
  * W16_DP4A / _R4 / _R8 (a filter row as one 4-byte dot product instruction; the rows loaded
  * before any store), W16_DP4A_R4_SAT / _R6_SAT (clamp and pack by cvt.pack.sat, 4 or 6 rows),
  * W16_DP4A_R4_SW / _R6_SW (the same with the weights shifted to the pixels' bytes, 128-thread
- * blocks), W16_DP4A_BULK (one warp a block down a strip, the rows ahead brought into shared memory
+ * blocks), W16_DP4A_R4_DW (the _SW rung on the row's words as loaded: each thread loads the words
+ * left and right of its 16 bytes, no shuffles, no byte moves), W16_DP4A_BULK (one warp a block down a strip, the rows ahead brought into shared memory
  * by bulk copies). Every kernel from W16 on is a row of the `beyond` experiment (main.c). */
 #define CONV_VEC_CFS(X) X(2) X(4) X(8) X(12) X(16) /* CF = 1 has nothing to vectorise */
 typedef enum {
@@ -40,7 +41,7 @@ typedef enum {
     CONV_VEC_CFS(CONV_ENUM_CF)
 #undef CONV_ENUM_CF
     K_W16, K_W16_R4, K_W16_R8, K_W16_DP4A, K_W16_DP4A_R4, K_W16_DP4A_R8, K_W16_DP4A_R4_SAT, K_W16_DP4A_R6_SAT,
-    K_W16_DP4A_R4_SW, K_W16_DP4A_R6_SW, K_W16_DP4A_BULK, K_CONV_COUNT
+    K_W16_DP4A_R4_SW, K_W16_DP4A_R6_SW, K_W16_DP4A_R4_DW, K_W16_DP4A_BULK, K_CONV_COUNT
 } conv_kernel;
 
 typedef struct {

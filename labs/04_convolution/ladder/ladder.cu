@@ -27,6 +27,10 @@ static __constant__ unsigned c_rows8[3]; /* DP4A kernels: each filter row as 4 s
 /* _SW kernels: each filter row shifted to byte k (k = 0..3) of a word and the part past byte 3 in
  * the next word's low bytes: c_shifted[row][0..3] = (w0 w1 w2 0) << 8k, [4] = (w2 0 0 0), [5] = (w1 w2 0 0) */
 static __constant__ unsigned c_shifted[3][6];
+/* _DW kernels: each filter row placed on the row's words as loaded (words_sum): [0] (0 0 0 w0) for the
+ * word before the pixel's for k = 0, [1] (w1 w2 0 0) for its own; [2] (w0 w1 w2 0) for k = 1; [3]
+ * (0 w0 w1 w2) for k = 2; [4] (0 0 w0 w1) for k = 3 and [5] (w2 0 0 0) for the word after */
+static __constant__ unsigned c_direct[3][6];
 
 static __device__ __forceinline__ uint8_t clamp_px(int sum, int shift)
 {
@@ -319,11 +323,46 @@ static __device__ __forceinline__ int shifted_sum(const unsigned e[5], int row, 
     return k < 2 ? sum : dp4a_us(e[q + 1], c_shifted[row][k + 2], sum);
 }
 
+/* Lesson (_DW: the words as loaded): a row kept as the six words the thread loads - the word
+ * ending with pixel -1, the 16 pixels, the word starting with pixel 16 - needs no byte moved at
+ * all: pixel 4q + k takes its window from words q + 1 (k = 1, 2: one dp4a), q and q + 1 (k = 0)
+ * or q + 1 and q + 2 (k = 3), with the filter row placed on the bytes it covers (c_direct). Per 4
+ * pixels and row 6 dp4a, as _SW, and no shuffle, select or funnel shift a row. */
+static __device__ __forceinline__ int words_sum(const unsigned m[6], int row, int q, int k, int sum)
+{
+    if (k == 0) return dp4a_us(m[q + 1], c_direct[row][1], dp4a_us(m[q], c_direct[row][0], sum));
+    if (k == 3) return dp4a_us(m[q + 2], c_direct[row][5], dp4a_us(m[q + 1], c_direct[row][4], sum));
+    return dp4a_us(m[q + 1], c_direct[row][k + 1], sum);
+}
+
+/* Row y's six words at x0 (words_sum): the 16 bytes in one load, the words before and after them
+ * where they are in the row (zeros past its ends: only pixels of the frame, which no output keeps,
+ * read them). Nothing but loads: no lane waits on another. */
+static __device__ __forceinline__ void load_words(conv_args a, gl_load_counts *c, int y, int x0, unsigned m[6])
+{
+    m[0] = m[1] = m[2] = m[3] = m[4] = m[5] = 0;
+    if (y >= a.height || x0 >= a.width) return;
+    const uint8_t *p = a.in + (size_t)y * a.pitch + x0;
+    gl_count_load(c, p);
+    const uint4 v = *(const uint4 *)p; /* x0 % 16 == 0 and the pitch is a multiple of 64: aligned */
+    m[1] = v.x, m[2] = v.y, m[3] = v.z, m[4] = v.w;
+    if (x0 >= 16) {
+        gl_count_load(c, p - 4);
+        m[0] = *(const unsigned *)(p - 4);
+    }
+    if (x0 + 16 < a.width) {
+        gl_count_load(c, p + 16);
+        m[5] = *(const unsigned *)(p + 16);
+    }
+}
+
 /* Output row y, columns x0 .. x0 + 15, from the words of input rows y - 1, y, y + 1 (interior
- * pixels only: the frame and the picture's right edge keep their bytes). */
-static __device__ __forceinline__ void dp4a_row(conv_args a, const unsigned top[5], const unsigned mid[5],
-                                                const unsigned bot[5], unsigned w0, unsigned w1, unsigned w2, int y, int x0,
-                                                const bool sat_pack = false, const bool shift_w = false)
+ * pixels only: the frame and the picture's right edge keep their bytes); rows of five words
+ * (row_words), or of six as loaded (words: load_words). */
+static __device__ __forceinline__ void dp4a_row(conv_args a, const unsigned *top, const unsigned *mid,
+                                                const unsigned *bot, unsigned w0, unsigned w1, unsigned w2, int y, int x0,
+                                                const bool sat_pack = false, const bool shift_w = false,
+                                                const bool words = false)
 {
     if (y > a.height - 2 || x0 >= a.width) return;
     unsigned out[4];
@@ -335,7 +374,11 @@ static __device__ __forceinline__ void dp4a_row(conv_args a, const unsigned top[
         for (int k = 0; k < 4; k++) {
             const int j = 4 * q + k;
             int sum;
-            if (shift_w) {
+            if (words) {
+                sum = words_sum(top, 0, q, k, 0);
+                sum = words_sum(mid, 1, q, k, sum);
+                sum = words_sum(bot, 2, q, k, sum);
+            } else if (shift_w) {
                 sum = shifted_sum(top, 0, q, k, 0);
                 sum = shifted_sum(mid, 1, q, k, sum);
                 sum = shifted_sum(bot, 2, q, k, sum);
@@ -364,18 +407,21 @@ static __device__ __forceinline__ void dp4a_row(conv_args a, const unsigned top[
  * and adds them in one instruction: a filter row is one dp4a on a 4-byte window (one byte_perm),
  * so a pixel costs 3 dp4a + at most 3 byte_perm. Needs weights in -128 .. 127 (the host checks). */
 static __device__ __forceinline__ int dp4a_body(conv_args a, gl_load_counts *c, const int R, const bool sat = false,
-                                                const bool shift_w = false)
+                                                const bool shift_w = false, const bool words = false)
 {
     const unsigned w0 = c_rows8[0], w1 = c_rows8[1], w2 = c_rows8[2];
     const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * 16;
     const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * R + 1;
     /* All R + 2 rows are loaded before the first store: the compiler may not move a load past a
      * store to memory that might alias it, so this is what keeps R + 2 loads in flight. */
-    unsigned e[10][5]; /* R + 2 <= 10 rows */
+    unsigned e[10][6]; /* R + 2 <= 10 rows of five words (row_words) or six (load_words) */
 #pragma unroll
-    for (int r = 0; r < R + 2; r++) row_words(load_row18(a, c, y0 - 1 + r, x0), e[r]);
+    for (int r = 0; r < R + 2; r++) {
+        if (words) load_words(a, c, y0 - 1 + r, x0, e[r]);
+        else row_words(load_row18(a, c, y0 - 1 + r, x0), e[r]);
+    }
 #pragma unroll
-    for (int r = 0; r < R; r++) dp4a_row(a, e[r], e[r + 1], e[r + 2], w0, w1, w2, y0 + r, x0, sat, shift_w);
+    for (int r = 0; r < R; r++) dp4a_row(a, e[r], e[r + 1], e[r + 2], w0, w1, w2, y0 + r, x0, sat, shift_w, words);
     return 1;
 }
 
@@ -476,6 +522,7 @@ static __device__ __forceinline__ int dp4a_bulk_body(conv_args a, gl_load_counts
 #define DP4A_SAT(name, rows) RUNG(name, KERNEL_PAIR_256, dp4a_body(a, c, rows, true))
 #define KERNEL_PAIR_128(name) GL_KERNEL_PAIR_BOUNDED(name, conv_args, gl_load_counts, gl_count_flush, 128)
 #define DP4A_SW(name, rows) RUNG(name, KERNEL_PAIR_128, dp4a_body(a, c, rows, true, true))
+#define DP4A_DW(name, rows) RUNG(name, KERNEL_PAIR_128, dp4a_body(a, c, rows, true, false, true))
 
 COARSE(gm_cf1, 1, true, false)
 COARSE(cm_cf1, 1, false, false)
@@ -502,6 +549,7 @@ DP4A_SAT(w16_dp4a_r4_sat, 4)
 DP4A_SAT(w16_dp4a_r6_sat, 6)
 DP4A_SW(w16_dp4a_r4_sw, 4)
 DP4A_SW(w16_dp4a_r6_sw, 6)
+DP4A_DW(w16_dp4a_r4_dw, 4)
 #define KERNEL_PAIR_BULK(name) \
     GL_KERNEL_PAIR_BOUNDS(name, conv_args, gl_load_counts, gl_count_flush, 32, GL_BULK_ASYNC ? DP4A_BULK_BLOCKS : 1)
 RUNG(w16_dp4a_bulk, KERNEL_PAIR_BULK, dp4a_bulk_body(a, c))
@@ -542,6 +590,7 @@ static const conv_entry TABLE[K_CONV_COUNT] = {
     [K_W16_DP4A_R6_SAT] = {w16_dp4a_r6_sat, count_w16_dp4a_r6_sat, "W16_DP4A_R6_SAT", 16, 6, 0, 1, 0},
     [K_W16_DP4A_R4_SW] = {w16_dp4a_r4_sw, count_w16_dp4a_r4_sw, "W16_DP4A_R4_SW", 16, 4, 0, 1, 4},
     [K_W16_DP4A_R6_SW] = {w16_dp4a_r6_sw, count_w16_dp4a_r6_sw, "W16_DP4A_R6_SW", 16, 6, 0, 1, 4},
+    [K_W16_DP4A_R4_DW] = {w16_dp4a_r4_dw, count_w16_dp4a_r4_dw, "W16_DP4A_R4_DW", 16, 4, 0, 1, 4},
     [K_W16_DP4A_BULK] = {w16_dp4a_bulk, count_w16_dp4a_bulk, "W16_DP4A_BULK", 16, 0, 0, 2, 0},
 };
 
@@ -562,6 +611,16 @@ extern "C" void conv_set_constant_filter(const conv_filter *f)
         shifted[r][5] = rows8[r] >> 8;  /* w1, w2 in bytes 0, 1 */
     }
     GL_CHECK(cudaMemcpyToSymbol(c_shifted, shifted, sizeof shifted));
+    unsigned direct[3][6];
+    for (int r = 0; r < 3; r++) {
+        direct[r][0] = rows8[r] << 24; /* w0 on byte 3 of the word before */
+        direct[r][1] = rows8[r] >> 8;  /* w1, w2 on bytes 0, 1 */
+        direct[r][2] = rows8[r];
+        direct[r][3] = rows8[r] << 8;
+        direct[r][4] = rows8[r] << 16; /* w0, w1 on bytes 2, 3 */
+        direct[r][5] = rows8[r] >> 16; /* w2 on byte 0 of the word after */
+    }
+    GL_CHECK(cudaMemcpyToSymbol(c_direct, direct, sizeof direct));
 }
 
 extern "C" int conv_filter_fits_dp4a(const conv_filter *f)
