@@ -2,7 +2,8 @@
 // kernels of Lab 04 part 3 lean on (tools/probes/; not part of the labs). One block of 1024 threads
 // an SM, 8 independent chains a thread, the block's clock64 span; the SASS of each kernel is checked
 // with cuobjdump (the instruction named in the table must be the loop's body), and ncu's per-pipe
-// counts say which pipe issued it. Build: nvcc -O3 -arch=sm_90 -o pipe_rates pipe_rates.cu
+// counts say which pipe issued it. The third operand is another chain as it is (an XOR with the seed
+// there, in the first version, added a LOP3 to every three-input instruction). Build: nvcc -O3 -arch=sm_90 -o pipe_rates pipe_rates.cu
 #include <cuda_fp16.h>
 #include <cstdio>
 #include "probe_timing.cuh"
@@ -54,7 +55,7 @@ template <int OP> __global__ void __launch_bounds__(1024) rate_kernel(unsigned s
 #pragma unroll
         for (int u = 0; u < UNROLL; u++)
 #pragma unroll
-            for (int i = 0; i < CHAINS; i++) x[i] = op<OP>(x[i], x[(i + 1) % CHAINS], x[(i + 3) % CHAINS] ^ seed, (u + i) & 3);
+            for (int i = 0; i < CHAINS; i++) x[i] = op<OP>(x[i], x[(i + 1) % CHAINS], x[(i + 3) % CHAINS], (u + i) & 3);
     __syncthreads();
     const long long t1 = clock64();
     unsigned s = 0;

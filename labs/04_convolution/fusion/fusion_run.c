@@ -634,7 +634,9 @@ void median_run(gl_lab *L)
                              "per lane), dpx (best within the sm_90 instruction budget: 3-input min / max; "
                              "dpx_r48, dpx_a6, dpx_r48a6: the same with 48-row strips, 6 rows loaded ahead, "
                              "both; bulk_r48, bulk_wave: dpx_r48 with the rows ahead in shared memory, brought by "
-                             "bulk copies, and the same in one wave of taller strips); GB/s on 2 bytes per pixel");
+                             "bulk copies, and the same in one wave of taller strips; w16_r4, w16_r8: a thread a 16 x 4 or "
+                             "16 x 8 tile, its rows loaded at once, w16_r4_fma: the median of the middles as a sum, "
+                             "w16_s12, w16_s24: a thread walking 12 or 24 rows); GB/s on 2 bytes per pixel");
     pic_size sizes[N_SIZES];
     const int n = picture_sizes(L, sizes);
     for (int s = 0; s < n; s++) {

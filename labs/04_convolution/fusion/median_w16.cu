@@ -18,14 +18,19 @@
  *     of two halves, sorted with the rest);
  *   - the median of the medians: `fma` = false shares the sort of two middles between two outputs
  *     (3 ALU instructions an output), true takes the sum minus min3 and max3 (2 ALU and 4 IMADs).
- * Measured pipe rates (tools/probes/pipe_rates.cu, H200, 2026-11-24): VIMNMX, VIMNMX3, PRMT, IADD3,
- * LOP3 issue 64 thread-instructions an SM a clock (the ALU's half rate), IMAD 56-64, HMNMX2 64 on
- * the same ALU pipe as VIMNMX (their mix: 64). */
+ * Measured (2026-11-24; ncu --budget 04 at 16384^2): w16_r4 takes 13.72 thread-instructions a pixel,
+ * 7.24 of them on the ALU (dpx_r12: 14.86 and 7.93): 95% of the H200's half-rate ALU budget at
+ * memcpy speed, 65% of the H100's. It is the fastest median on both GPUs: 93.4% of memcpy on the
+ * H100 (dpx_r12 91.0%), 74.8% on the H200 (71.7%), where the ALU binds; _fma moves the ALU work to
+ * the FMA pipe until that binds (fmaheavy 7.62 a pixel, 71.6%); the walks are slower the longer
+ * their strips, as the rolling rungs are (H200: w16_s12 73.7%, w16_s24 70.6%). Issue rates
+ * (tools/probes/pipe_rates.cu, H200): VIMNMX, PRMT, HMNMX2 and FMNMX 64 thread-instructions an SM
+ * a clock, all on the ALU pipe (VIMNMX and HMNMX2 mixed: 64 in all), IMAD 56 on fmaheavy. */
 #include "rolling.cuh"
 
 #define W16_BLOCK_Y 4 /* warps a block: 32 x 4 threads, each 16 columns x R rows; R = 4: 80 registers
                          (6 blocks, 24 warps an SM; the _fma form spills 20 bytes), R = 8: 128 (16 warps);
-                         the walks: 80 with 3 rows ahead (4 bytes spilled), 96 with 6 (72 bytes) */
+                         the walks: 80 with 3 rows ahead (4 bytes spilled) */
 
 /* A row's 16 bytes around a thread's columns and the two neighbours: w[0..3] the 16 (byte j of
  * the thread's pixel 4k + j in w[k]), left: pixel -1 in byte 3, right: pixel 16 in byte 0. */
@@ -167,10 +172,10 @@ template <int R, bool FMA, bool EDGE> static __device__ __forceinline__ void med
     }
 }
 
-/* Lesson (w16_s12 .. w16_s48a6): the thread walks a strip of 16 columns x ROWS rows with DEPTH rows
+/* Lesson (w16_s12, w16_s24): the thread walks a strip of 16 columns x ROWS rows with DEPTH rows
  * loaded ahead of the one it unpacks (a ring of DEPTH slots: input row k in slot k % DEPTH), so its
  * own loads overlap its arithmetic, where the tile rungs above wait for all their rows first. The
- * loop is unrolled by DEPTH (3 or 6), a multiple of the window's period 3: the ring and the window
+ * loop is unrolled by DEPTH (3), the window's period: the ring and the window
  * turn by renaming registers. Loads past the strip's last input row reload that row (the last
  * DEPTH of a strip: L1 hits). */
 template <int ROWS, int DEPTH, bool EDGE> static __device__ __forceinline__ void median_walk_w16(const bk_args &a, int x0, int y0)
@@ -212,7 +217,7 @@ static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, R == 4 ? 6 : 4) media
 }
 
 template <int ROWS, int DEPTH>
-static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, DEPTH == 3 ? 6 : 5) median_kernel_walk_w16(bk_args a)
+static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, 6) median_kernel_walk_w16(bk_args a)
 {
     const int x0 = (blockIdx.x * 32 + threadIdx.x) * 16;
     const int y0 = (blockIdx.y * W16_BLOCK_Y + threadIdx.y) * ROWS;
@@ -223,7 +228,7 @@ static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, DEPTH == 3 ? 6 : 5) m
 
 void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st)
 {
-    static const int rows_of[] = {4, 8, 4, 12, 24, 24, 48}; /* from MED_W16_R4 on */
+    static const int rows_of[] = {4, 8, 4, 12, 24}; /* from MED_W16_R4 on */
     const int rows = rows_of[r - MED_W16_R4];
     const dim3 block(32, W16_BLOCK_Y);
     const dim3 grid((unsigned)((a->width + 511) / 512), (unsigned)((a->height + rows * W16_BLOCK_Y - 1) / (rows * W16_BLOCK_Y)));
@@ -231,8 +236,6 @@ void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st)
     else if (r == MED_W16_R8) median_kernel_w16<8, false><<<grid, block, 0, st>>>(*a);
     else if (r == MED_W16_R4_FMA) median_kernel_w16<4, true><<<grid, block, 0, st>>>(*a);
     else if (r == MED_W16_S12) median_kernel_walk_w16<12, 3><<<grid, block, 0, st>>>(*a);
-    else if (r == MED_W16_S24) median_kernel_walk_w16<24, 3><<<grid, block, 0, st>>>(*a);
-    else if (r == MED_W16_S24A6) median_kernel_walk_w16<24, 6><<<grid, block, 0, st>>>(*a);
-    else median_kernel_walk_w16<48, 6><<<grid, block, 0, st>>>(*a);
+    else median_kernel_walk_w16<24, 3><<<grid, block, 0, st>>>(*a);
     GL_CHECK_LAUNCH();
 }
