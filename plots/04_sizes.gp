@@ -30,4 +30,5 @@ plot csv using (only("sizes", "NPP", "size")):"gbs" with linespoints lt 5 title 
      "" using (only("sizes", "W16_DP4A", "size")):"gbs" with linespoints lt 4 title "W16_DP4A", \
      "" using (only("sizes", "W16_DP4A_R8", "size")):"gbs" with linespoints lt 4 dt (4,3) pt 6 title "W16_DP4A_R8", \
      "" using (only("sizes", "W16_DP4A_R4_SW", "size")):"gbs" with linespoints lt 6 pt 9 title "W16_DP4A_R4_SW", \
+     "" using (only("sizes", "W16_DP4A_R4_DW", "size")):"gbs" with linespoints lt 7 pt 5 title "W16_DP4A_R4_DW", \
      @peer_cmd copy_gbs with lines ls 11 title sprintf("cudaMemcpy D2D (%.0f GB/s)", copy_gbs)
