@@ -85,28 +85,21 @@ static __device__ __forceinline__ void gl_bulk_wait(uint64_t *bar, unsigned pari
     (void)bar, (void)parity;
 #endif
 }
-/* Host: the blocks of `threads` threads the GPU holds at once (cudaOccupancyMaxActiveBlocksPerMultiprocessor
- * x SMs; at least 1), asked on the first call for a kernel (*resident == 0: an untimed launch) and
- * kept in *resident, so that later launches, in graph capture, reuse it. A persistent kernel's grid. */
-static inline int gl_resident_blocks(const void *kernel, int *resident, int threads)
+/* Host: the strip height that makes one wave. A grid of `cols` columns of one-warp strips fills the
+ * GPU once when it has as many blocks as the GPU holds (cudaOccupancyMaxActiveBlocksPerMultiprocessor
+ * x SMs): rows a strip = ceil(height / (that / cols)), rounded up to a multiple of `multiple`. The
+ * occupancy is asked on the first call for a kernel (*resident == 0: an untimed launch) and kept in
+ * *resident, so that later launches, in graph capture, reuse it. */
+static inline int gl_wave_strip_rows(const void *kernel, int *resident, int cols, int height, int multiple)
 {
     if (!*resident) {
         int dev = 0, sms = 0, per_sm = 0;
         GL_CHECK(cudaGetDevice(&dev));
         GL_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        GL_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
+        GL_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32, 0));
         *resident = sms * per_sm > 0 ? sms * per_sm : 1;
     }
-    return *resident;
-}
-
-/* Host: the strip height that makes one wave. A grid of `cols` columns of one-warp strips fills the
- * GPU once when it has as many blocks as the GPU holds (gl_resident_blocks): rows a strip =
- * ceil(height / (that / cols)), rounded up to a multiple of `multiple`. */
-static inline int gl_wave_strip_rows(const void *kernel, int *resident, int cols, int height, int multiple)
-{
-    const int blocks = gl_resident_blocks(kernel, resident, 32);
-    const int strips = blocks / cols > 1 ? blocks / cols : 1;
+    const int strips = *resident / cols > 1 ? *resident / cols : 1;
     const int rows = (height + strips - 1) / strips;
     return (rows + multiple - 1) / multiple * multiple;
 }

@@ -40,12 +40,11 @@ typedef enum { BK_GAUSS, BK_MEDIAN, BK_SOBEL, BK_STAGES } bk_stage;
  * MED_BULK_R48, _WAVE: dpx_r48 with the rows ahead in a shared-memory ring of bulk copies, and the
  * same with one wave of taller strips (rolling_bulk.cu);
  * MED_W16_R4, _R8, _R4_FMA: a thread a 16 x 4 or 16 x 8 tile, the median of the middles shared or as a sum;
- * MED_W16_S12, _S24: a thread walks a 16-column strip of 12 or 24 rows, 3 rows ahead; MED_W16_ASYNC:
- * w16_r4 with the next tile's rows copied into shared memory while it computes (median_w16.cu) */
+ * MED_W16_S12, _S24: a thread walks a 16-column strip of 12 or 24 rows, 3 rows ahead (median_w16.cu) */
 typedef enum {
     MED_SCALAR, MED_VECTOR, MED_SHARED, MED_BEST, MED_DPX, MED_DPX_R48, MED_DPX_A6, MED_DPX_R48A6, MED_DPX_R12,
     MED_BULK_R48, MED_BULK_WAVE, MED_W16_R4, MED_W16_R8, MED_W16_R4_FMA, MED_W16_S12,
-    MED_W16_S24, MED_W16_ASYNC, MED_RUNGS
+    MED_W16_S24, MED_RUNGS
 } median_rung;
 /* The fused kernel: block-based, 8 pixels per lane, 16, or the instruction-budget rung (issue 20);
  * the same in two strips (BK_FUSED_STRIPS), with 16 pixels per lane (BK_FUSED_S16) and a leaner
@@ -90,7 +89,7 @@ void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t s
 void launch_median_budget(const bk_args *a, median_rung r, cudaStream_t st);
 /* rolling_bulk.cu: the bulk-copy rungs (MED_BULK_R48, MED_BULK_WAVE) */
 void launch_median_bulk(const bk_args *a, median_rung r, cudaStream_t st);
-/* median_w16.cu: the thread rungs (MED_W16_R4 .. MED_W16_ASYNC) */
+/* median_w16.cu: the thread rungs (MED_W16_R4 .. MED_W16_S24) */
 void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st);
 /* median.cu: the median ladder (MED_BEST and beyond through launch_median_best) */
 const char *median_rung_name(median_rung r);

@@ -26,8 +26,6 @@
  * their strips, as the rolling rungs are (H200: w16_s12 73.7%, w16_s24 70.6%). Issue rates
  * (tools/probes/pipe_rates.cu, H200): VIMNMX, PRMT, HMNMX2 and FMNMX 64 thread-instructions an SM
  * a clock, all on the ALU pipe (VIMNMX and HMNMX2 mixed: 64 in all), IMAD 56 on fmaheavy. */
-#include <cuda_pipeline.h>
-#include "gl_bulk.cuh"
 #include "rolling.cuh"
 
 #define W16_BLOCK_Y 4 /* warps a block: 32 x 4 threads, each 16 columns x R rows; R = 4: 80 registers
@@ -228,127 +226,8 @@ static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, 6) median_kernel_walk
     else median_walk_w16<ROWS, DEPTH, true>(a, x0, y0);
 }
 
-/* ---------------------------------------------------------------- w16_async: the next tile's rows
- * in flight while the thread computes this one (issue 20). The profile of w16_r4 on the H200
- * (run_e775f51: per issued instruction 2.39 warps waiting on memory, 1.57 on the ALU pipe; issue
- * active 69%, the ALU 72%) says its warps take turns: each loads its 6 rows, waits, then computes.
- * Here a block stays resident (a persistent grid, gl_resident_blocks) and walks tiles of 512 x 16
- * pixels; every warp copies its next tile's rows into shared memory with cp.async
- * (__pipeline_memcpy_async: no registers held while they fly) before it computes the current one
- * from the other stage. A warp's row in shared memory: the word left of the warp's 512 bytes, the
- * 512, the word right of them (lanes 0 and 31 copy those two), so every thread reads its 16 bytes
- * and both neighbours' words with three loads and no shuffle. */
-#define ASYNC_SLOT 544 /* a warp's input row: 12 bytes padding, the left word, 512 bytes, the right word, 12 */
-#define ASYNC_R 4      /* output rows a thread a tile (6 input rows) */
-
-typedef uint8_t async_stage[W16_BLOCK_Y][ASYNC_R + 2][ASYNC_SLOT];
-
-/* The tile's pixel origin of this thread and of its warp. */
-typedef struct {
-    int x0w, x0, y0;
-} async_tile;
-
-static __device__ __forceinline__ async_tile async_tile_at(int t, int tiles_x)
-{
-    async_tile g;
-    g.x0w = (t % tiles_x) * 512;
-    g.x0 = g.x0w + 16 * (int)threadIdx.x;
-    g.y0 = ((t / tiles_x) * W16_BLOCK_Y + (int)threadIdx.y) * ASYNC_R;
-    return g;
-}
-
-/* The warp's 6 input rows of tile g (rows clamped to the picture) into its slots of stage st. */
-static __device__ __forceinline__ void async_copy_rows(const bk_args &a, async_stage &st, const async_tile &g)
-{
-    if (g.x0w >= a.width || g.y0 >= a.height) return; /* the whole warp: nothing of the picture */
-    const unsigned lane = threadIdx.x;
-#pragma unroll
-    for (int i = 0; i < ASYNC_R + 2; i++) {
-        const uint8_t *row = a.in + (size_t)min(max(g.y0 - 1 + i, 0), a.height - 1) * a.pitch;
-        uint8_t *slot = st[threadIdx.y][i];
-        if (g.x0 < a.width) __pipeline_memcpy_async(slot + 16 + 16 * lane, row + g.x0, 16);
-        if (lane == 0 && g.x0w > 0) __pipeline_memcpy_async(slot + 12, row + g.x0w - 4, 4);
-        if (lane == 31 && g.x0w + 512 < a.width) __pipeline_memcpy_async(slot + 16 + 512, row + g.x0w + 512, 4);
-    }
-}
-
-/* Row i of the thread's tile out of shared memory; along the picture's left and right edges the
- * columns clamped as load_row_w16<true> does (the rows were clamped when copied). */
-template <bool EDGE>
-static __device__ __forceinline__ row_w16 async_row(const bk_args &a, const async_stage &st, int i, int x0)
-{
-    const uint8_t *p = st[threadIdx.y][i] + 16 + 16 * threadIdx.x;
-    const uint4 v = *(const uint4 *)p;
-    row_w16 r = {{v.x, v.y, v.z, v.w}, *(const unsigned *)(p - 4), *(const unsigned *)(p + 16)};
-    if (!EDGE) return r;
-    const int last = min(a.width - 1 - x0, 15); /* the thread's column of pixel width - 1 */
-    const unsigned word = last < 4 ? r.w[0] : last < 8 ? r.w[1] : last < 12 ? r.w[2] : r.w[3]; /* no local array */
-    const unsigned last_px = (word >> (8 * (last % 4))) & 0xffu;
-    if (last < 15) {
-        const unsigned fill = last_px * 0x01010101u;
-#pragma unroll
-        for (int k = 0; k < 4; k++) {
-            const int keep = min(max(last + 1 - 4 * k, 0), 4);
-            const unsigned m = keep == 4 ? 0xffffffffu : (1u << (8 * keep)) - 1u;
-            r.w[k] = (r.w[k] & m) | (fill & ~m);
-        }
-    }
-    if (x0 == 0) r.left = r.w[0] << 24;
-    if (x0 + 16 >= a.width) r.right = last_px;
-    return r;
-}
-
-template <bool EDGE> static __device__ __forceinline__ void async_compute(const bk_args &a, const async_stage &st, const async_tile &g)
-{
-    row_pairs win[3] = {unpack_w16(async_row<EDGE>(a, st, 0, g.x0)), unpack_w16(async_row<EDGE>(a, st, 1, g.x0)), {}};
-#pragma unroll
-    for (int r = 0; r < ASYNC_R; r++) {
-        win[(r + 2) % 3] = unpack_w16(async_row<EDGE>(a, st, r + 2, g.x0));
-        const row_pairs o = median_w16(win[r % 3], win[(r + 1) % 3], win[(r + 2) % 3], false);
-        if (!EDGE || g.y0 + r < a.height) store_w16<EDGE>(a, g.y0 + r, g.x0, o);
-    }
-}
-
-/* Lesson (w16_async): w16_r4's arithmetic, its loads one tile ahead. */
-static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, 6) median_kernel_w16_async(bk_args a, int tiles_x, int tiles)
-{
-    __shared__ __align__(16) async_stage stage[2];
-    int t = blockIdx.x;
-    if (t >= tiles) return; /* the whole block */
-    async_copy_rows(a, stage[0], async_tile_at(t, tiles_x));
-    __pipeline_commit();
-    for (int k = 0; t < tiles; k++, t += gridDim.x) {
-        const int next = t + (int)gridDim.x;
-        if (next < tiles) async_copy_rows(a, stage[(k + 1) & 1], async_tile_at(next, tiles_x));
-        __pipeline_commit();     /* one group an iteration, empty at the end */
-        __pipeline_wait_prior(1); /* this tile's group has landed */
-        __syncwarp();             /* and the other lanes' copies are visible */
-        const async_tile g = async_tile_at(t, tiles_x);
-        if (g.x0w < a.width && g.y0 < a.height && g.x0 < a.width) {
-            if (g.x0 >= 16 && g.x0 + 17 <= a.width) async_compute<false>(a, stage[k & 1], g);
-            else async_compute<true>(a, stage[k & 1], g);
-        }
-        __syncwarp(); /* every lane has read this stage before the next iteration's copies refill it */
-    }
-    __pipeline_wait_prior(0);
-}
-
-static void launch_median_w16_async(const bk_args *a, cudaStream_t st)
-{
-    static int resident = 0; /* blocks the GPU holds (the first, untimed launch asks) */
-    const int tiles_x = (a->width + 511) / 512, tiles_y = (a->height + ASYNC_R * W16_BLOCK_Y - 1) / (ASYNC_R * W16_BLOCK_Y);
-    const int tiles = tiles_x * tiles_y;
-    const int blocks = gl_resident_blocks((const void *)median_kernel_w16_async, &resident, 32 * W16_BLOCK_Y);
-    median_kernel_w16_async<<<blocks < tiles ? blocks : tiles, dim3(32, W16_BLOCK_Y), 0, st>>>(*a, tiles_x, tiles);
-    GL_CHECK_LAUNCH();
-}
-
 void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st)
 {
-    if (r == MED_W16_ASYNC) {
-        launch_median_w16_async(a, st);
-        return;
-    }
     static const int rows_of[] = {4, 8, 4, 12, 24}; /* from MED_W16_R4 on */
     const int rows = rows_of[r - MED_W16_R4];
     const dim3 block(32, W16_BLOCK_Y);
