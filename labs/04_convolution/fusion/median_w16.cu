@@ -18,18 +18,20 @@
  *     of two halves, sorted with the rest);
  *   - the median of the medians: `fma` = false shares the sort of two middles between two outputs
  *     (3 ALU instructions an output), true takes the sum minus min3 and max3 (2 ALU and 4 IMADs).
- * Measured (2026-11-24; ncu --budget 04 at 16384^2): w16_r4 takes 13.72 thread-instructions a pixel,
- * 7.24 of them on the ALU (dpx_r12: 14.86 and 7.93): 95% of the H200's half-rate ALU budget at
- * memcpy speed, 65% of the H100's. It is the fastest median on both GPUs: 93.4% of memcpy on the
- * H100 (dpx_r12 91.0%), 74.8% on the H200 (71.7%), where the ALU binds; _fma moves the ALU work to
- * the FMA pipe until that binds (fmaheavy 7.62 a pixel, 71.6%); the walks are slower the longer
- * their strips, as the rolling rungs are (H200: w16_s12 73.7%, w16_s24 70.6%). Issue rates
- * (tools/probes/pipe_rates.cu, H200): VIMNMX, PRMT, HMNMX2 and FMNMX 64 thread-instructions an SM
- * a clock, all on the ALU pipe (VIMNMX and HMNMX2 mixed: 64 in all), IMAD 56 on fmaheavy. */
+ * Measured (run_42e05af, 2026-11-24; ncu --budget 04 at 16384^2): w16_r4 takes 13.72 thread-
+ * instructions a pixel, 7.24 of them on the ALU (dpx_r12: 14.86 and 7.93): 95% of the H200's
+ * half-rate ALU budget at memcpy speed, 66% of the H100's. It is the fastest median on both GPUs:
+ * 93.4% of memcpy on the H100 (dpx_r12 90.9%), 75.2% on the H200 (71.9%), where the ALU is about 72%
+ * busy and warps also wait on their rows (ncu stall reasons: h200/run_e775f51); _fma moves ALU work
+ * to the FMA pipe until that binds (fmaheavy 7.62 a pixel; H200 71.9%); the walks are slower the
+ * longer their strips, as the rolling rungs are (H200: w16_s12 74.3%, w16_s24 71.0%). Issue rates
+ * (tools/probes/pipe_rates.cu): VIMNMX, VIMNMX3, PRMT, IADD3, LOP3, HMNMX2 and FMNMX 64 thread-
+ * instructions an SM a clock, all on the ALU pipe (VIMNMX and HMNMX2 mixed: 64 in all), IMAD 64 on
+ * fmaheavy. */
 #include "rolling.cuh"
 
 #define W16_BLOCK_Y 4 /* warps a block: 32 x 4 threads, each 16 columns x R rows; R = 4: 80 registers
-                         (6 blocks, 24 warps an SM; the _fma form spills 20 bytes), R = 8: 128 (16 warps);
+                         (6 blocks, 24 warps an SM; the _fma form spills 20 bytes), R = 8: 117 (16 warps);
                          the walks: 80 with 3 rows ahead (4 bytes spilled) */
 
 /* A row's 16 bytes around a thread's columns and the two neighbours: w[0..3] the 16 (byte j of
