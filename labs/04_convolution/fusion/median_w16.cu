@@ -121,9 +121,7 @@ static __device__ __forceinline__ row_pairs median_w16(const row_pairs &a, const
             mid_mi[0] = mid3u2(left_of(mi, j), mi.p[j], mi.p[j + 1]);
             mid_mi[1] = mid3u2(mi.p[j], mi.p[j + 1], right_of(mi, j + 1));
         } else { /* the middles j and j + 1 sorted once serve both outputs (stage_median_dpx) */
-            const unsigned m = __vminu2(mi.p[j], mi.p[j + 1]), M = __vmaxu2(mi.p[j], mi.p[j + 1]);
-            mid_mi[0] = __vmaxu2(m, __vminu2(left_of(mi, j), M));
-            mid_mi[1] = __vmaxu2(m, __vminu2(right_of(mi, j + 1), M));
+            middles_median2(left_of(mi, j), mi.p[j], mi.p[j + 1], right_of(mi, j + 1), mid_mi);
         }
 #pragma unroll
         for (int i = 0; i < 2; i++) {

@@ -331,6 +331,17 @@ static __device__ __forceinline__ unsigned mid3u2(unsigned a, unsigned b, unsign
     return sub_fma(sub_fma(add_fma(add_fma(a, b), c), min3u2(a, b, c)), max3u2(a, b, c));
 }
 
+/* The median of the middles for outputs j and j + 1 at once: both windows hold columns j and j + 1
+ * (m0, m1); sorted once (m <= M), med3(x, m, M) = max(m, min(x, M)) with x = column j - 1 (before)
+ * for output j and column j + 2 (after) for output j + 1: 3 instructions an output, not 4. */
+static __device__ __forceinline__ void middles_median2(unsigned before, unsigned m0, unsigned m1, unsigned after,
+                                                       unsigned out[2])
+{
+    const unsigned m = __vminu2(m0, m1), M = __vmaxu2(m0, m1);
+    out[0] = __vmaxu2(m, __vminu2(before, M));
+    out[1] = __vmaxu2(m, __vminu2(after, M));
+}
+
 /* Lesson (median, the budget rung): the column sorts of stage_median, with min3 / max3 (one DPX
  * instruction each), the column's middle as its sum (one IADD3) minus both (two IMADs), the median
  * of the medians shared by two outputs, and the final median as mid3u2: per pair of pixels 9 min /
@@ -351,11 +362,8 @@ static __device__ __forceinline__ prow stage_median_dpx(const prow &a, const pro
     const prow hi_l = pairs_left(hi, np, strips), hi_r = pairs_right(hi, np, strips);
 #pragma unroll
     for (int j = 0; j < np; j += 2) {
-        /* The median of the medians, for outputs j and j + 1 at once: both windows hold columns j and
-         * j + 1; sorted once (m <= M), med3(x, m, M) = max(m, min(x, M)) with x = column j - 1 for
-         * output j and column j + 2 for output j + 1: 3 instructions an output, not 4. */
-        const unsigned m = __vminu2(mi.p[j], mi.p[j + 1]), M = __vmaxu2(mi.p[j], mi.p[j + 1]);
-        const unsigned mid_mi[2] = {__vmaxu2(m, __vminu2(mi_l.p[j], M)), __vmaxu2(m, __vminu2(mi_r.p[j + 1], M))};
+        unsigned mid_mi[2];
+        middles_median2(mi_l.p[j], mi.p[j], mi.p[j + 1], mi_r.p[j + 1], mid_mi);
 #pragma unroll
         for (int i = 0; i < 2; i++) {
             const unsigned big_lo = max3u2(lo_l.p[j + i], lo.p[j + i], lo_r.p[j + i]);
