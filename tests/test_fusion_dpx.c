@@ -1,6 +1,7 @@
 /* test_fusion_dpx.c - a CPU emulation of the packed arithmetic of Lab 04's instruction-budget
  * rungs (fusion/rolling.cuh: stage_gauss_x16, stage_median_dpx, stage_median_x16, stage_sobel_diag
- * and its lean form, unpack_dpx and row_store's clean and lean paths, the geometry of both layouts;
+ * and its lean form, stage_sobel_half (half precision on clean halves), unpack_dpx and row_store's
+ * clean and lean paths, the geometry of both layouts;
  * pixel.cu: px_fused_gray_dpx on
  * every colour):
  * two gray pictures packed as the 16-bit halves of uint32 words, each stage applied with 32-bit
@@ -80,11 +81,35 @@ static void test_lean_store(int np, unsigned seed)
     CHECK(bad == 0, "lean store, np %d: %d bytes wrong", np, bad);
 }
 
-typedef enum { GAUSS_X16, MEDIAN_X16, SOBEL_DIAG, MEDIAN_DPX, SOBEL_LEAN } emu_stage;
+typedef enum { GAUSS_X16, MEDIAN_X16, SOBEL_DIAG, MEDIAN_DPX, SOBEL_LEAN, SOBEL_HALF } emu_stage;
+
+static int half_inexact; /* stage_sobel_half: a sum or difference reached 2048 (no longer exact in half precision) */
+static int exact_half(int v)
+{
+    if (v <= -2048 || v >= 2048) half_inexact++;
+    return v;
+}
+
+/* stage_sobel_half on one half: each pixel v (0..255) is the half-precision number v x 2^-24, so a
+ * sum or difference is exact while |result| < 2048 (exact_half counts any that is not); then
+ * n = max(|P|, |Q|), min(n, 511) x 128 in the half (the lean store takes byte 1). */
+static u32 emu_sobel_half(u32 n[3][3], int h)
+{
+    int x1[3], x2[3], d[3];
+    for (int k = 0; k < 3; k++) {
+        const int a = (int)half(n[0][k], h), b = (int)half(n[1][k], h), c = (int)half(n[2][k], h);
+        x1[k] = exact_half(b + c), x2[k] = exact_half(a + b), d[k] = exact_half(c - a);
+    }
+    const int P = exact_half(exact_half(x1[2] - x2[0]) + d[1]), Q = exact_half(exact_half(x1[0] - x2[2]) + d[1]);
+    int m = abs(P) > abs(Q) ? abs(P) : abs(Q);
+    m = m < 511 ? m : 511;
+    return (u32)m * 128u;
+}
 
 /* One packed pixel of a stage from the clamped 3x3 neighbourhood n[r][k] (row r, column k); odd: x is. */
 static u32 emu_pixel(emu_stage s, u32 n[3][3], int odd)
 {
+    if (s == SOBEL_HALF) return emu_sobel_half(n, 0) | emu_sobel_half(n, 1) << 16;
     u32 col[3][4]; /* per column k: the stage's column quantities */
     for (int k = 0; k < 3; k++) {
         u32 a = n[0][k], b = n[1][k], c = n[2][k];
@@ -166,6 +191,12 @@ static void run_case(int w, int h, int kind, unsigned seed)
     emu_stage_run(SOBEL_LEAN, p, q, w, h);
     for (size_t i = 0; i < n; i++) q[i] = (q[i] >> 8 & 0xffu) | (q[i] >> 24) << 16;
     compare(q, ra, rb, n, "fused lean", w, h);
+    /* fused_half: the same stages, sobel in half precision, bytes 1 and 3 as the lean store takes them */
+    half_inexact = 0;
+    emu_stage_run(SOBEL_HALF, p, q, w, h);
+    for (size_t i = 0; i < n; i++) q[i] = (q[i] >> 8 & 0xffu) | (q[i] >> 24) << 16;
+    compare(q, ra, rb, n, "fused half", w, h);
+    CHECK(half_inexact == 0, "fused half %d x %d: %d sums outside half precision's exact range", w, h, half_inexact);
     free(a), free(b), free(t), free(ra), free(rb), free(p), free(q);
 }
 

@@ -40,21 +40,23 @@ typedef enum { BK_GAUSS, BK_MEDIAN, BK_SOBEL, BK_STAGES } bk_stage;
  * MED_BULK_R48, _WAVE: dpx_r48 with the rows ahead in a shared-memory ring of bulk copies, and the
  * same with one wave of taller strips (rolling_bulk.cu);
  * MED_W16_R4, _R8, _R4_FMA: a thread a 16 x 4 or 16 x 8 tile, the median of the middles shared or as a sum;
- * MED_W16_S12, _S24: a thread walks a 16-column strip of 12 or 24 rows, 3 rows ahead (median_w16.cu) */
+ * MED_W16_S12, _S24: a thread walks a 16-column strip of 12 or 24 rows, 3 rows ahead; MED_W16_R8_LB:
+ * _R8 under launch bounds (96 registers, 20 warps an SM; median_w16.cu) */
 typedef enum {
     MED_SCALAR, MED_VECTOR, MED_SHARED, MED_BEST, MED_DPX, MED_DPX_R48, MED_DPX_A6, MED_DPX_R48A6, MED_DPX_R12,
     MED_BULK_R48, MED_BULK_WAVE, MED_W16_R4, MED_W16_R8, MED_W16_R4_FMA, MED_W16_S12,
-    MED_W16_S24, MED_RUNGS
+    MED_W16_S24, MED_W16_R8_LB, MED_RUNGS
 } median_rung;
 /* The fused kernel: block-based, 8 pixels per lane, 16, or the instruction-budget rung (issue 20);
  * the same in two strips (BK_FUSED_STRIPS), with 16 pixels per lane (BK_FUSED_S16) and a leaner
  * sobel and store (BK_FUSED_LEAN; _LEAN_A6: 6 rows loaded ahead; _LEAN_R192: 192-row strips;
  * rolling_budget.cu); pixel-wise:
  * BK_FUSED_W8 (the first), BK_FUSED_DPX, or (pixel-wise only) BK_FUSED_PAIR and _PAIR32 (two pixels
- * an instruction, 16 or 32 pixels a thread) */
+ * an instruction, 16 or 32 pixels a thread); block again: BK_FUSED_HALF (fused_strips with sobel in
+ * half precision, 80 registers) */
 typedef enum {
     BK_FUSED_W8, BK_FUSED_W16, BK_FUSED_DPX, BK_FUSED_STRIPS, BK_FUSED_S16, BK_FUSED_LEAN, BK_FUSED_LEAN_A6,
-    BK_FUSED_LEAN_R192, BK_FUSED_PAIR, BK_FUSED_PAIR32, BK_FUSED_KINDS
+    BK_FUSED_LEAN_R192, BK_FUSED_PAIR, BK_FUSED_PAIR32, BK_FUSED_HALF, BK_FUSED_KINDS
 } bk_fused_kind;
 
 typedef struct {

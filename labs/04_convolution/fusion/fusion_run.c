@@ -261,7 +261,7 @@ static gl_row measure_mode(pipeline *p, mode m, int kernels_only, double base_ms
 {
     char variant[64], what[128];
     static const char *const kind_suffix[BK_FUSED_KINDS] = {"", "_w16", "_dpx", "_strips", "_s16", "_lean", "_lean_a6",
-                                                            "_lean_r192", "_pair", "_pair32"};
+                                                            "_lean_r192", "_pair", "_pair32", "_half"};
     snprintf(variant, sizeof variant, "%s/%s%s/%s", p->name, MODE_NAMES[m], kind_suffix[p->kind],
              kernels_only ? "kernels" : "e2e");
     snprintf(what, sizeof what, "fusion %s %dx%d", variant, p->w, p->h);
@@ -391,10 +391,10 @@ static int setup_block(pipeline *p, gl_lab *L, const gl_image *img)
     return 1;
 }
 
-/* The extra fused kernels of a pipeline: block, W16 to LEAN_R192; pixel, DPX and the pair rungs. */
+/* The extra fused kernels of a pipeline: block, W16 to LEAN_R192 and HALF; pixel, DPX and the pair rungs. */
 static int fused_kind_applies(const pipeline *p, bk_fused_kind kind)
 {
-    if (p->pitched) return kind >= BK_FUSED_W16 && kind <= BK_FUSED_LEAN_R192;
+    if (p->pitched) return (kind >= BK_FUSED_W16 && kind <= BK_FUSED_LEAN_R192) || kind == BK_FUSED_HALF;
     return kind == BK_FUSED_DPX || kind == BK_FUSED_PAIR || kind == BK_FUSED_PAIR32;
 }
 
@@ -435,7 +435,8 @@ static void run_pipe(pipeline *p, double seed_gain, double goal_pct)
                                                      "fused_lean with 6 rows loaded ahead (fused_lean_a6)",
                                                      "fused_lean with 192-row strips (fused_lean_r192)",
                                                      "with two pixels an instruction (fused_pair)",
-                                                     "fused_pair with 32 pixels a thread (fused_pair32)"};
+                                                     "fused_pair with 32 pixels a thread (fused_pair32)",
+                                                     "fused_strips with sobel in half precision, 80 registers (fused_half)"};
     for (int kind = BK_FUSED_W16; kind < BK_FUSED_KINDS; kind++) {
         if (!fused_kind_applies(p, (bk_fused_kind)kind)) continue;
         p->kind = (bk_fused_kind)kind;
@@ -636,7 +637,8 @@ void median_run(gl_lab *L)
                              "both; bulk_r48, bulk_wave: dpx_r48 with the rows ahead in shared memory, brought by "
                              "bulk copies, and the same in one wave of taller strips; w16_r4, w16_r8: a thread a 16 x 4 or "
                              "16 x 8 tile, its rows loaded at once, w16_r4_fma: the median of the middles as a sum, "
-                             "w16_s12, w16_s24: a thread walking 12 or 24 rows); GB/s on 2 bytes per pixel");
+                             "w16_s12, w16_s24: a thread walking 12 or 24 rows, w16_r8_lb: w16_r8 in 96 registers); GB/s on 2 "
+                             "bytes per pixel");
     pic_size sizes[N_SIZES];
     const int n = picture_sizes(L, sizes);
     for (int s = 0; s < n; s++) {

@@ -205,9 +205,19 @@ template <int ROWS, int DEPTH, bool EDGE> static __device__ __forceinline__ void
 
 /* Lesson (w16_r4, w16_r8 and their _fma forms): a thread a tile of 16 x R pixels; the threads whose
  * tile and its frame are inside the picture take the fast path (no clamping, no shuffles), the
- * others, along the edges, the clamped one. */
-template <int R, bool FMA>
-static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, R == 4 ? 6 : 4) median_kernel_w16(bk_args a)
+ * others, along the edges, the clamped one.
+ * Lesson (w16_r8_lb: the same 16 x 8 tile under __launch_bounds__(128, 5)): an SM's registers are four
+ * files of 16384, one for each scheduler, and a warp's registers come from its scheduler's file.
+ * w16_r8 takes 117 a thread (3744 a warp): 4 warps a scheduler, 16 an SM. Asked for 5 blocks, ptxas
+ * fits it in 96 with no spill: 5 warps a scheduler, 20 an SM, and 10 input rows in flight for each.
+ * H200 at 16384^2 (probe runs of 2026-11-24, h200/run_526de0e): 77.2 and 77.7% of memcpy in two runs,
+ * w16_r8 73.3%, w16_r4 74.8%. Taller or tighter tiles were slower: 16 x 8 in 85 registers (6
+ * blocks, 232 bytes spilled) 74.5%; 16 x 10 in 5 blocks (152 bytes spilled) 71.8%; 16 x 12 in 4
+ * blocks (128 registers) 69.2%, in 5 (480 bytes spilled) 54.5%; 16 x 16 in 3 blocks 59.5%; w16_r4
+ * in 72 and 64 registers (7 and 8 blocks, 52 and 152 bytes spilled) 74.8 and 73.3%, in 86 (5
+ * blocks) 74.1%; 16 x 6 in 96 (5 blocks) 73.8%. */
+template <int R, bool FMA, int MINB = R == 4 ? 6 : 4>
+static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, MINB) median_kernel_w16(bk_args a)
 {
     const int x0 = (blockIdx.x * 32 + threadIdx.x) * 16;
     const int y0 = (blockIdx.y * W16_BLOCK_Y + threadIdx.y) * R; /* the first output row */
@@ -228,7 +238,7 @@ static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, 6) median_kernel_walk
 
 void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st)
 {
-    static const int rows_of[] = {4, 8, 4, 12, 24}; /* from MED_W16_R4 on */
+    static const int rows_of[] = {4, 8, 4, 12, 24, 8}; /* from MED_W16_R4 on */
     const int rows = rows_of[r - MED_W16_R4];
     const dim3 block(32, W16_BLOCK_Y);
     const dim3 grid((unsigned)((a->width + 511) / 512), (unsigned)((a->height + rows * W16_BLOCK_Y - 1) / (rows * W16_BLOCK_Y)));
@@ -236,6 +246,7 @@ void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st)
     else if (r == MED_W16_R8) median_kernel_w16<8, false><<<grid, block, 0, st>>>(*a);
     else if (r == MED_W16_R4_FMA) median_kernel_w16<4, true><<<grid, block, 0, st>>>(*a);
     else if (r == MED_W16_S12) median_kernel_walk_w16<12, 3><<<grid, block, 0, st>>>(*a);
-    else median_kernel_walk_w16<24, 3><<<grid, block, 0, st>>>(*a);
+    else if (r == MED_W16_S24) median_kernel_walk_w16<24, 3><<<grid, block, 0, st>>>(*a);
+    else median_kernel_w16<8, false, 5><<<grid, block, 0, st>>>(*a); /* MED_W16_R8_LB */
     GL_CHECK_LAUNCH();
 }

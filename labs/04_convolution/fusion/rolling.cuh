@@ -10,6 +10,7 @@
  * neighbours also compute. */
 #ifndef ROLLING_CUH
 #define ROLLING_CUH
+#include <cuda_fp16.h>
 #include "fusion.h"
 #include "gl_check.h"
 
@@ -44,7 +45,10 @@ typedef struct {
  * fused_lean (rolling_budget.cu) runs BK_GAUSS_LEAN (= gauss_x16), BK_MEDIAN_LEAN (= median_x16),
  * BK_SOBEL_LEAN: sobel_diag with B and D as 2048 - A and 2048 - C, and without its last byte
  * permute, which row_store's path for BK_GAUSS_LEAN takes over (bytes 1 and 3 of each register). */
-enum { BK_GAUSS_X16 = BK_STAGES, BK_MEDIAN_X16, BK_SOBEL_DIAG, BK_MEDIAN_DPX, BK_GAUSS_LEAN, BK_MEDIAN_LEAN, BK_SOBEL_LEAN };
+enum {
+    BK_GAUSS_X16 = BK_STAGES, BK_MEDIAN_X16, BK_SOBEL_DIAG, BK_MEDIAN_DPX, BK_GAUSS_LEAN, BK_MEDIAN_LEAN, BK_SOBEL_LEAN,
+    BK_GAUSS_HALF, BK_MEDIAN_HALF, BK_SOBEL_HALF /* fused_half: gauss_x16, median_x16, sobel_half (lean store) */
+};
 
 /* a * 1 + b (and a * k + b: madd_fma) with a 1 that the compiler cannot see (blockDim.x /
  * BK_THREADS: every rolling kernel runs BK_THREADS threads a block): an IMAD, issued to the FMA
@@ -148,7 +152,7 @@ static __device__ __forceinline__ void row_store(uint8_t *out, int pitch, int x0
     unsigned w[4];
 #pragma unroll
     for (int k = 0; k < np / 4; k++) { /* pixels 4k..4k+3 (low halves) and np + 4k.. (high halves) */
-        if (first == BK_GAUSS_LEAN) {
+        if (first == BK_GAUSS_LEAN || first == BK_GAUSS_HALF) {
             const unsigned a = __byte_perm(r.p[4 * k], r.p[4 * k + 1], 0x7351);     /* lo0 lo1 hi0 hi1 */
             const unsigned b = __byte_perm(r.p[4 * k + 2], r.p[4 * k + 3], 0x7351); /* lo2 lo3 hi2 hi3 */
             w[k] = __byte_perm(a, b, 0x5410);
@@ -434,6 +438,41 @@ static __device__ __forceinline__ prow stage_sobel_diag(const prow &a, const pro
     return o;
 }
 
+/* Lesson (sobel in half precision, the fused_half rung): a pixel v of 0..255 in a clean 16-bit half is,
+ * read as a half-precision number, the subnormal v x 2^-24, and every sum and difference of such
+ * numbers below 2048 x 2^-24 is exact (half precision keeps subnormals; the bits of a result stay
+ * the integer: v x 2^-24 for v < 1024, then 1024..2047 with the exponent's first step, the same
+ * bits). So sobel_diag's adds become HADD2s on the FMA pipe, and |x| is an operand modifier, free:
+ * n = max(|P|, |Q|) (P, Q = (gx +- gy) / 2, |P|, |Q| <= 1020) is one HMNMX2, where sobel_diag
+ * spends three IADD3 and three min / max on the ALU. min(n, 511) x 128 puts n >> 1 (the result)
+ * in bytes 1 and 3: the lean store. Per pair of pixels 2 ALU instructions, 6 IADD3 / VIMNMX fewer
+ * than sobel_lean, for 3 more on the FMA pipe (HADD2: 7, where lean spends 4 IMADs). */
+static __device__ __forceinline__ __half2 as_half2(unsigned u) { return *reinterpret_cast<const __half2 *>(&u); }
+static __device__ __forceinline__ unsigned half2_bits(__half2 h) { return *reinterpret_cast<const unsigned *>(&h); }
+static __device__ __forceinline__ prow stage_sobel_half(const prow &a, const prow &b, const prow &c, const int np,
+                                                        const bool strips)
+{
+    prow x1, x2, d, o;
+#pragma unroll
+    for (int j = 0; j < np; j++) {
+        const __half2 ha = as_half2(a.p[j]), hb = as_half2(b.p[j]), hc = as_half2(c.p[j]);
+        x1.p[j] = half2_bits(__hadd2(hb, hc));
+        x2.p[j] = half2_bits(__hadd2(ha, hb));
+        d.p[j] = half2_bits(__hsub2(hc, ha));
+    }
+    const prow x1_l = pairs_left(x1, np, strips), x1_r = pairs_right(x1, np, strips);
+    const prow x2_l = pairs_left(x2, np, strips), x2_r = pairs_right(x2, np, strips);
+#pragma unroll
+    for (int j = 0; j < np; j++) {
+        const __half2 hd = as_half2(d.p[j]);
+        const __half2 P = __hadd2(__hsub2(as_half2(x1_r.p[j]), as_half2(x2_l.p[j])), hd); /* (gx + gy) / 2 */
+        const __half2 Q = __hadd2(__hsub2(as_half2(x1_l.p[j]), as_half2(x2_r.p[j])), hd); /* (gy - gx) / 2 */
+        const unsigned n = half2_bits(__hmax2(__habs2(P), __habs2(Q)));
+        o.p[j] = madd_fma(__vminu2(n, 0x01ff01ffu), 128, 0); /* the result in bytes 1, 3 */
+    }
+    return o;
+}
+
 static __device__ __forceinline__ void push(prow (&w)[3], const prow &r)
 {
     w[0] = w[1];
@@ -456,8 +495,9 @@ static __device__ __forceinline__ prow stage_on_ring(const int s, const prow (&w
     if (s == BK_GAUSS) return stage_gauss(a, b, c, np);
     if (s == BK_MEDIAN) return stage_median(a, b, c, np);
     if (s == BK_SOBEL) return stage_sobel(a, b, c, np);
-    if (s == BK_GAUSS_X16 || s == BK_GAUSS_LEAN) return stage_gauss_x16(a, b, c, np, strips);
-    if (s == BK_MEDIAN_X16 || s == BK_MEDIAN_LEAN) return stage_median_x16(a, b, c, np, strips);
+    if (s == BK_GAUSS_X16 || s == BK_GAUSS_LEAN || s == BK_GAUSS_HALF) return stage_gauss_x16(a, b, c, np, strips);
+    if (s == BK_MEDIAN_X16 || s == BK_MEDIAN_LEAN || s == BK_MEDIAN_HALF) return stage_median_x16(a, b, c, np, strips);
+    if (s == BK_SOBEL_HALF) return stage_sobel_half(a, b, c, np, strips);
     if (s == BK_SOBEL_DIAG || s == BK_SOBEL_LEAN) return stage_sobel_diag(a, b, c, np, strips, s == BK_SOBEL_LEAN);
     return stage_median_dpx(a, b, c, np, strips);
 }

@@ -67,8 +67,29 @@ static __global__ void BK_BOUNDS bk_kernel_fused_lean(bk_args a) { rolling_body(
 static __global__ void BK_BOUNDS bk_kernel_fused_lean_a6(bk_args a) { rolling_body(a, BK_GAUSS_LEAN, 3, 8, BK_ROWS_DPX, true, 6); }
 static __global__ void BK_BOUNDS bk_kernel_fused_lean_r192(bk_args a) { rolling_body(a, BK_GAUSS_LEAN, 3, 8, 2 * BK_ROWS_DPX, true); }
 
+/* fused_half: fused_strips with sobel in half precision (stage_sobel_half) and the lean store, under
+ * __launch_bounds__(32, 24): 80 registers (101 unbounded), 24 warps an SM (6 of each scheduler's
+ * 16384-register file) where fused_strips keeps 16 (99 registers: 4 a scheduler).
+ * Static SASS count of the interior steady loop (CUDA 13.0, sm_90, unbounded form): 544 for 24
+ * pixels = 22.7 a pixel, ALU 8.5 (fused_strips: 577 = 24.0, ALU 11.7), FMA 11.7 (IMAD 8.3, HADD2 /
+ * HFMA2.MMA 3.3, the half adds spread over fmaheavy and fmalite), LSU 2.0. ncu at 16384^2 (H200,
+ * probe runs of 2026-11-24, h200/run_526de0e): 26.2 thread-instructions a pixel (fused_strips 27.7),
+ * the ALU 52% busy (66%), issue 69%; the same 13.8 warps active as fused_strips when unbounded, so
+ * the unbounded form gained only the instructions: 37.3% of memcpy against 34.9%; with 80 registers
+ * 38.7%; with 72 (28 blocks, 76 bytes spilled) 36.9%. Strips of 108 rows, chosen so that the last
+ * wave of blocks would be nearly full, were slower (36.0% against 37.2% at 96). */
+static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_half(bk_args a)
+{
+    rolling_body(a, BK_GAUSS_HALF, 3, 4, BK_ROWS_DPX, true);
+}
+
 void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t st)
 {
+    if (kind == BK_FUSED_HALF) {
+        bk_kernel_fused_half<<<rolling_grid(a, 4, BK_ROWS_DPX), BK_THREADS, 0, st>>>(*a);
+        GL_CHECK_LAUNCH();
+        return;
+    }
     const dim3 grid = rolling_grid(a, 8, kind == BK_FUSED_LEAN_R192 ? 2 * BK_ROWS_DPX : BK_ROWS_DPX);
     if (kind == BK_FUSED_S16) bk_kernel_fused_s16<<<grid, BK_THREADS, 0, st>>>(*a);
     else if (kind == BK_FUSED_LEAN) bk_kernel_fused_lean<<<grid, BK_THREADS, 0, st>>>(*a);
