@@ -77,7 +77,11 @@ static __global__ void BK_BOUNDS bk_kernel_fused_lean_r192(bk_args a) { rolling_
  * the ALU 52% busy (66%), issue 69%; the same 13.8 warps active as fused_strips when unbounded, so
  * the unbounded form gained only the instructions: 37.3% of memcpy against 34.9%; with 80 registers
  * 38.7%; with 72 (28 blocks, 76 bytes spilled) 36.9%. Strips of 108 rows, chosen so that the last
- * wave of blocks would be nearly full, were slower (36.0% against 37.2% at 96). */
+ * wave of blocks would be nearly full, were slower (36.0% against 37.2% at 96). In 80 registers
+ * (ncu, h200/run_c1c1f07): 19.9 warps active, issue 78.5%, 2.13 warps ready but not selected per
+ * issued instruction: the schedulers, not the ALU (56% busy), now bind. 16 pixels a lane (np = 8,
+ * fused_lean's layout) in 128 registers: 25.53 instructions a pixel but 12.5 warps, 33.5%; in 96
+ * (284 bytes spilled) 29.4% (probe rungs, not kept). */
 static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_half(bk_args a)
 {
     rolling_body(a, BK_GAUSS_HALF, 3, 4, BK_ROWS_DPX, true);
