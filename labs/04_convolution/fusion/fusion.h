@@ -41,11 +41,12 @@ typedef enum { BK_GAUSS, BK_MEDIAN, BK_SOBEL, BK_STAGES } bk_stage;
  * same with one wave of taller strips (rolling_bulk.cu);
  * MED_W16_R4, _R8, _R4_FMA: a thread a 16 x 4 or 16 x 8 tile, the median of the middles shared or as a sum;
  * MED_W16_S12, _S24: a thread walks a 16-column strip of 12 or 24 rows, 3 rows ahead; MED_W16_R8_LB:
- * _R8 under launch bounds (96 registers, 20 warps an SM; median_w16.cu) */
+ * _R8 under launch bounds (96 registers, 20 warps an SM); MED_W16_R4_CS: _R4 in 72 registers with
+ * streaming stores (median_w16.cu) */
 typedef enum {
     MED_SCALAR, MED_VECTOR, MED_SHARED, MED_BEST, MED_DPX, MED_DPX_R48, MED_DPX_A6, MED_DPX_R48A6, MED_DPX_R12,
     MED_BULK_R48, MED_BULK_WAVE, MED_W16_R4, MED_W16_R8, MED_W16_R4_FMA, MED_W16_S12,
-    MED_W16_S24, MED_W16_R8_LB, MED_RUNGS
+    MED_W16_S24, MED_W16_R8_LB, MED_W16_R4_CS, MED_RUNGS
 } median_rung;
 /* The fused kernel: block-based, 8 pixels per lane, 16, or the instruction-budget rung (issue 20);
  * the same in two strips (BK_FUSED_STRIPS), with 16 pixels per lane (BK_FUSED_S16) and a leaner

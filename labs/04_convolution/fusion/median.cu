@@ -127,6 +127,7 @@ void launch_median(median_rung r, const bk_args *a, cudaStream_t st)
     case MED_W16_S12:
     case MED_W16_S24:
     case MED_W16_R8_LB:
+    case MED_W16_R4_CS:
         launch_median_w16(a, r, st); /* median_w16.cu */
         return;
     default:
@@ -140,6 +141,6 @@ const char *median_rung_name(median_rung r)
 {
     static const char *const n[MED_RUNGS] = {"scalar", "vector", "shared", "best", "dpx",
                                                  "dpx_r48", "dpx_a6", "dpx_r48a6", "dpx_r12", "bulk_r48", "bulk_wave",
-                                                 "w16_r4", "w16_r8", "w16_r4_fma", "w16_s12", "w16_s24", "w16_r8_lb"};
+                                                 "w16_r4", "w16_r8", "w16_r4_fma", "w16_s12", "w16_s24", "w16_r8_lb", "w16_r4_cs"};
     return r >= 0 && r < MED_RUNGS ? n[r] : "?";
 }

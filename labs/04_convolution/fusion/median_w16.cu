@@ -136,7 +136,7 @@ static __device__ __forceinline__ row_pairs median_w16(const row_pairs &a, const
 
 /* One output row: byte 0 of each half, gathered by four byte permutes a 4 registers; the right
  * edge's thread stores the bytes inside the picture. */
-template <bool EDGE> static __device__ __forceinline__ void store_w16(const bk_args &a, int y, int x0, const row_pairs &o)
+template <bool EDGE, bool CS = false> static __device__ __forceinline__ void store_w16(const bk_args &a, int y, int x0, const row_pairs &o)
 {
     unsigned w[4];
 #pragma unroll
@@ -148,7 +148,8 @@ template <bool EDGE> static __device__ __forceinline__ void store_w16(const bk_a
     }
     uint8_t *dst = a.out + (size_t)y * a.pitch + x0;
     if (!EDGE || x0 + 16 <= a.width) {
-        *(uint4 *)dst = make_uint4(w[0], w[1], w[2], w[3]);
+        if (CS) __stcs((uint4 *)dst, make_uint4(w[0], w[1], w[2], w[3])); /* st.global.cs: evict first */
+        else *(uint4 *)dst = make_uint4(w[0], w[1], w[2], w[3]);
     } else {
 #pragma unroll
         for (int j = 0; j < 16; j++)
@@ -158,7 +159,7 @@ template <bool EDGE> static __device__ __forceinline__ void store_w16(const bk_a
 
 /* The thread's R output rows from its R + 2 input rows, all loaded before the first output (R + 2
  * loads in flight a thread, none held by a walk), each unpacked once. */
-template <int R, bool FMA, bool EDGE> static __device__ __forceinline__ void median_tile_w16(const bk_args &a, int x0, int y0)
+template <int R, bool FMA, bool EDGE, bool CS = false> static __device__ __forceinline__ void median_tile_w16(const bk_args &a, int x0, int y0)
 {
     row_w16 raw[R + 2];
 #pragma unroll
@@ -168,7 +169,7 @@ template <int R, bool FMA, bool EDGE> static __device__ __forceinline__ void med
     for (int r = 0; r < R; r++) {
         win[(r + 2) % 3] = unpack_w16(raw[r + 2]);
         const row_pairs o = median_w16(win[r % 3], win[(r + 1) % 3], win[(r + 2) % 3], FMA);
-        if (!EDGE || y0 + r < a.height) store_w16<EDGE>(a, y0 + r, x0, o);
+        if (!EDGE || y0 + r < a.height) store_w16<EDGE, CS>(a, y0 + r, x0, o);
     }
 }
 
@@ -215,15 +216,22 @@ template <int ROWS, int DEPTH, bool EDGE> static __device__ __forceinline__ void
  * blocks, 232 bytes spilled) 74.5%; 16 x 10 in 5 blocks (152 bytes spilled) 71.8%; 16 x 12 in 4
  * blocks (128 registers) 69.2%, in 5 (480 bytes spilled) 54.5%; 16 x 16 in 3 blocks 59.5%; w16_r4
  * in 72 and 64 registers (7 and 8 blocks, 52 and 152 bytes spilled) 74.8 and 73.3%, in 86 (5
- * blocks) 74.1%; 16 x 6 in 96 (5 blocks) 73.8%. */
-template <int R, bool FMA, int MINB = R == 4 ? 6 : 4>
+ * blocks) 74.1%; 16 x 6 in 96 (5 blocks) 73.8%.
+ * Lesson (w16_r4_cs: w16_r4 in 7 blocks, 72 registers, with streaming stores): the output is never
+ * read again, so each row goes out with st.global.cs (__stcs: evict first), and the lines the stores
+ * would have kept in L2 stay free for the input rows a neighbouring tile reads again. Alone, the
+ * streaming stores took w16_r4 from 74.7 to 78.9% on the H200 and gained nothing for w16_r8_lb
+ * (77.1%); 7 blocks (28 warps an SM, 52 bytes spilled) alone gained nothing (74.8%); together
+ * 80.8-81.3% in four runs (h200/run_ef77da7); in 64 registers (8 blocks, 152 bytes spilled) 74.1%;
+ * fused_half with streaming stores 39.2%, as without. */
+template <int R, bool FMA, int MINB = R == 4 ? 6 : 4, bool CS = false>
 static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, MINB) median_kernel_w16(bk_args a)
 {
     const int x0 = (blockIdx.x * 32 + threadIdx.x) * 16;
     const int y0 = (blockIdx.y * W16_BLOCK_Y + threadIdx.y) * R; /* the first output row */
     if (x0 >= a.width || y0 >= a.height) return;
-    if (x0 >= 16 && x0 + 17 <= a.width && y0 >= 1 && y0 + R + 1 <= a.height) median_tile_w16<R, FMA, false>(a, x0, y0);
-    else median_tile_w16<R, FMA, true>(a, x0, y0);
+    if (x0 >= 16 && x0 + 17 <= a.width && y0 >= 1 && y0 + R + 1 <= a.height) median_tile_w16<R, FMA, false, CS>(a, x0, y0);
+    else median_tile_w16<R, FMA, true, CS>(a, x0, y0);
 }
 
 template <int ROWS, int DEPTH>
@@ -238,7 +246,7 @@ static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, 6) median_kernel_walk
 
 void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st)
 {
-    static const int rows_of[] = {4, 8, 4, 12, 24, 8}; /* from MED_W16_R4 on */
+    static const int rows_of[] = {4, 8, 4, 12, 24, 8, 4}; /* from MED_W16_R4 on */
     const int rows = rows_of[r - MED_W16_R4];
     const dim3 block(32, W16_BLOCK_Y);
     const dim3 grid((unsigned)((a->width + 511) / 512), (unsigned)((a->height + rows * W16_BLOCK_Y - 1) / (rows * W16_BLOCK_Y)));
@@ -247,6 +255,7 @@ void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st)
     else if (r == MED_W16_R4_FMA) median_kernel_w16<4, true><<<grid, block, 0, st>>>(*a);
     else if (r == MED_W16_S12) median_kernel_walk_w16<12, 3><<<grid, block, 0, st>>>(*a);
     else if (r == MED_W16_S24) median_kernel_walk_w16<24, 3><<<grid, block, 0, st>>>(*a);
-    else median_kernel_w16<8, false, 5><<<grid, block, 0, st>>>(*a); /* MED_W16_R8_LB */
+    else if (r == MED_W16_R8_LB) median_kernel_w16<8, false, 5><<<grid, block, 0, st>>>(*a);
+    else median_kernel_w16<4, false, 7, true><<<grid, block, 0, st>>>(*a); /* MED_W16_R4_CS */
     GL_CHECK_LAUNCH();
 }
