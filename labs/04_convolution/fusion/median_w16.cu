@@ -223,7 +223,9 @@ template <int ROWS, int DEPTH, bool EDGE> static __device__ __forceinline__ void
  * streaming stores took w16_r4 from 74.7 to 78.9% on the H200 and gained nothing for w16_r8_lb
  * (77.1%); 7 blocks (28 warps an SM, 52 bytes spilled) alone gained nothing (74.8%); together
  * 80.8-81.3% in four runs (h200/run_ef77da7); in 64 registers (8 blocks, 152 bytes spilled) 74.1%;
- * fused_half with streaming stores 39.2%, as without. */
+ * fused_half with streaming stores 39.2%, as without. The rows no other tile reads (input rows
+ * y0 + 1, y0 + 2) loaded streaming as well (__ldcs): 80.9 and 81.1%, no gain; w16_r8_lb with both
+ * 76.7% (h200/run_51bafef, probe rungs not kept). */
 template <int R, bool FMA, int MINB = R == 4 ? 6 : 4, bool CS = false>
 static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, MINB) median_kernel_w16(bk_args a)
 {
