@@ -92,7 +92,7 @@ void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t s
 void launch_median_budget(const bk_args *a, median_rung r, cudaStream_t st);
 /* rolling_bulk.cu: the bulk-copy rungs (MED_BULK_R48, MED_BULK_WAVE) */
 void launch_median_bulk(const bk_args *a, median_rung r, cudaStream_t st);
-/* median_w16.cu: the thread rungs (MED_W16_R4 .. MED_W16_S24) */
+/* median_w16.cu: the thread rungs (MED_W16_R4 .. MED_W16_R4_CS) */
 void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st);
 /* median.cu: the median ladder (MED_BEST and beyond through launch_median_best) */
 const char *median_rung_name(median_rung r);

@@ -637,9 +637,8 @@ void median_run(gl_lab *L)
                              "both; bulk_r48, bulk_wave: dpx_r48 with the rows ahead in shared memory, brought by "
                              "bulk copies, and the same in one wave of taller strips; w16_r4, w16_r8: a thread a 16 x 4 or "
                              "16 x 8 tile, its rows loaded at once, w16_r4_fma: the median of the middles as a sum, "
-                             "w16_s12, w16_s24: a thread walking 12 or 24 rows, w16_r8_lb: w16_r8 in 96 registers, w16_r4_cs: w16_r4 in 72 "
-                             "registers with streaming stores); GB/s on 2 "
-                             "bytes per pixel");
+                             "w16_s12, w16_s24: a thread walking 12 or 24 rows, w16_r8_lb: w16_r8 in 96 registers, "
+                             "w16_r4_cs: w16_r4 in 72 registers with streaming stores); GB/s on 2 bytes per pixel");
     pic_size sizes[N_SIZES];
     const int n = picture_sizes(L, sizes);
     for (int s = 0; s < n; s++) {

@@ -121,16 +121,11 @@ void launch_median(median_rung r, const bk_args *a, cudaStream_t st)
     case MED_SHARED:
         median_kernel_shared<<<dim3((a->width + SEED_TILE_X - 1) / SEED_TILE_X, gy), block, 0, st>>>(*a);
         break;
-    case MED_W16_R4:
-    case MED_W16_R8:
-    case MED_W16_R4_FMA:
-    case MED_W16_S12:
-    case MED_W16_S24:
-    case MED_W16_R8_LB:
-    case MED_W16_R4_CS:
-        launch_median_w16(a, r, st); /* median_w16.cu */
-        return;
     default:
+        if (r >= MED_W16_R4) {
+            launch_median_w16(a, r, st); /* median_w16.cu: MED_W16_R4 and every rung after it */
+            return;
+        }
         launch_median_best(a, r, st); /* rolling.cu, rolling_budget.cu */
         return;
     }

@@ -218,8 +218,9 @@ template <int ROWS, int DEPTH, bool EDGE> static __device__ __forceinline__ void
  * in 72 and 64 registers (7 and 8 blocks, 52 and 152 bytes spilled) 74.8 and 73.3%, in 86 (5
  * blocks) 74.1%; 16 x 6 in 96 (5 blocks) 73.8%.
  * Lesson (w16_r4_cs: w16_r4 in 7 blocks, 72 registers, with streaming stores): the output is never
- * read again, so each row goes out with st.global.cs (__stcs: evict first), and the lines the stores
- * would have kept in L2 stay free for the input rows a neighbouring tile reads again. Alone, the
+ * read again, so each row goes out with st.global.cs (__stcs: evict first); the likely reason it pays
+ * (not profiled): the lines the stores would have kept in L2 stay free for the input rows a
+ * neighbouring tile reads again. Alone, the
  * streaming stores took w16_r4 from 74.7 to 78.9% on the H200 and gained nothing for w16_r8_lb
  * (77.1%); 7 blocks (28 warps an SM, 52 bytes spilled) alone gained nothing (74.8%); together
  * 80.8-81.3% in four runs (h200/run_ef77da7); in 64 registers (8 blocks, 152 bytes spilled) 74.1%;

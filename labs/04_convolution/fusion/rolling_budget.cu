@@ -71,11 +71,11 @@ static __global__ void BK_BOUNDS bk_kernel_fused_lean_r192(bk_args a) { rolling_
  * __launch_bounds__(32, 24): 80 registers (101 unbounded), 24 warps an SM (6 of each scheduler's
  * 16384-register file) where fused_strips keeps 16 (99 registers: 4 a scheduler).
  * Static SASS count of the interior steady loop (CUDA 13.0, sm_90, unbounded form): 544 for 24
- * pixels = 22.7 a pixel, ALU 8.5 (fused_strips: 577 = 24.0, ALU 11.7), FMA 11.7 (IMAD 8.3, HADD2 /
- * HFMA2.MMA 3.3, the half adds spread over fmaheavy and fmalite), LSU 2.0. ncu at 16384^2 (H200,
+ * pixels = 22.7 a pixel, ALU 8.5 (fused_strips: 577 = 24.0, ALU 11.7), FMA 11.7 (IMAD 8.3, HADD2 and
+ * HFMA2.MMA 3.3), LSU 2.0. ncu at 16384^2 (H200,
  * probe runs of 2026-11-24, h200/run_526de0e): 26.2 thread-instructions a pixel (fused_strips 27.7),
  * the ALU 52% busy (66%), issue 69%; the same 13.8 warps active as fused_strips when unbounded, so
- * the unbounded form gained only the instructions: 37.3% of memcpy against 34.9%; with 80 registers
+ * the unbounded form gained only the instructions: 37.2% of memcpy against 34.9% (one run); with 80 registers
  * 38.7%; with 72 (28 blocks, 76 bytes spilled) 36.9%. Strips of 108 rows, chosen so that the last
  * wave of blocks would be nearly full, were slower (36.0% against 37.2% at 96). In 80 registers
  * (ncu, h200/run_c1c1f07): 19.9 warps active, issue 78.5%, 2.13 warps ready but not selected per
