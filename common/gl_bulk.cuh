@@ -85,6 +85,52 @@ static __device__ __forceinline__ void gl_bulk_wait(uint64_t *bar, unsigned pari
     (void)bar, (void)parity;
 #endif
 }
+/* A block's tile of rows (the whole warp calls it; issue 20's median_ring): `rows` rows of `bytes`
+ * bytes (16-byte multiples, src and dst 16-byte aligned) into slots `stride` bytes apart from dst,
+ * row i from src + y * pitch with y = y0 + i clamped into [0, height) (clamp to edge), all
+ * completing one mbarrier (initialised for one arrival). Async: lane 0 expects rows x bytes, then
+ * lane i issues the copies of rows i, i + 32, ...: one warp instruction moves up to 32 rows.
+ * Plain path: the warp copies the rows itself; the caller orders them before any reader with
+ * __syncthreads (a ring of two or more slots has one between a fill and the slot's next reader). */
+static __device__ __forceinline__ void gl_bulk_fill_rows(uint8_t *dst, unsigned stride, const uint8_t *src, int pitch,
+                                                         int y0, int rows, int height, unsigned bytes, uint64_t *bar)
+{
+    const int lane = threadIdx.x & 31;
+#if GL_BULK_ASYNC
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); /* the block's reads of the slot (before the
+                                                                      caller's __syncthreads) before the copies */
+    if (lane == 0)
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"((unsigned)__cvta_generic_to_shared(bar)),
+                     "r"((unsigned)rows * bytes)
+                     : "memory");
+    __syncwarp();
+    for (int i = lane; i < rows; i += 32) {
+        const int y = min(max(y0 + i, 0), height - 1);
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                         (unsigned)__cvta_generic_to_shared(dst + (size_t)i * stride)),
+                     "l"(src + (size_t)y * pitch), "r"(bytes), "r"((unsigned)__cvta_generic_to_shared(bar))
+                     : "memory");
+    }
+#else
+    (void)bar;
+    for (int i = 0; i < rows; i++) {
+        const uint8_t *row = src + (size_t)min(max(y0 + i, 0), height - 1) * pitch;
+        for (unsigned b = 16 * lane; b < bytes; b += 16 * 32) *(uint4 *)(dst + (size_t)i * stride + b) = *(const uint4 *)(row + b);
+    }
+#endif
+}
+
+/* Host: the blocks of `threads` threads and `smem` bytes of dynamic shared memory the GPU holds at
+ * once (SMs x cudaOccupancyMaxActiveBlocksPerMultiprocessor), at least 1. */
+static inline int gl_resident_blocks(const void *kernel, int threads, size_t smem)
+{
+    int dev = 0, sms = 0, per_sm = 0;
+    GL_CHECK(cudaGetDevice(&dev));
+    GL_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    GL_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    return sms * per_sm > 0 ? sms * per_sm : 1;
+}
+
 /* Host: the strip height that makes one wave. A grid of `cols` columns of one-warp strips fills the
  * GPU once when it has as many blocks as the GPU holds (cudaOccupancyMaxActiveBlocksPerMultiprocessor
  * x SMs): rows a strip = ceil(height / (that / cols)), rounded up to a multiple of `multiple`. The
@@ -92,13 +138,7 @@ static __device__ __forceinline__ void gl_bulk_wait(uint64_t *bar, unsigned pari
  * *resident, so that later launches, in graph capture, reuse it. */
 static inline int gl_wave_strip_rows(const void *kernel, int *resident, int cols, int height, int multiple)
 {
-    if (!*resident) {
-        int dev = 0, sms = 0, per_sm = 0;
-        GL_CHECK(cudaGetDevice(&dev));
-        GL_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        GL_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32, 0));
-        *resident = sms * per_sm > 0 ? sms * per_sm : 1;
-    }
+    if (!*resident) *resident = gl_resident_blocks(kernel, 32, 0);
     const int strips = *resident / cols > 1 ? *resident / cols : 1;
     const int rows = (height + strips - 1) / strips;
     return (rows + multiple - 1) / multiple * multiple;

@@ -29,7 +29,9 @@
  * instructions an SM a clock, all on the ALU pipe (VIMNMX and HMNMX2 mixed: 64 in all), IMAD 64 on
  * fmaheavy. */
 #include "rolling.cuh"
+#include "gl_bulk.cuh"
 
+#define RING_ROW 544  /* median_ring: a block's row in shared memory, 16 bytes left of its 512 columns and 16 right */
 #define W16_BLOCK_Y 4 /* warps a block: 32 x 4 threads, each 16 columns x R rows; R = 4: 80 registers
                          (6 blocks, 24 warps an SM; the _fma form spills 20 bytes), R = 8: 117 (16 warps);
                          the walks: 80 with 3 rows ahead (4 bytes spilled) */
@@ -40,25 +42,24 @@ typedef struct {
     unsigned w[4], left, right;
 } row_w16;
 
-/* Row y at x0, inside the picture with both neighbours (the fast path of nearly every thread): the
- * 16 bytes in one load and the words left and right of them (from the lines the warp loads anyway:
- * L1 hits), at offsets from one address - no shuffle, no select. Near an edge (EDGE): the row
- * clamped, the same loads where they are inside the row's pitch (x0 < width <= pitch), and every
+/* A row's 16 bytes at x0 and both neighbours, from `at` (the row's byte x0, in global or shared
+ * memory): inside the picture with both neighbours (the fast path of nearly every thread), the 16
+ * bytes in one load and the words left and right of them (from the lines the warp loads anyway:
+ * L1 hits), at offsets from one address - no shuffle, no select. Near the left or right edge
+ * (EDGE): the same loads where they are inside the row's pitch (x0 < width <= pitch), and every
  * byte past the right edge replaced by the last pixel - a few more instructions, no more registers. */
-template <bool EDGE>
-static __device__ __forceinline__ row_w16 load_row_w16(const bk_args &a, int y, int x0)
+template <bool EDGE> static __device__ __forceinline__ row_w16 fetch_row_w16(const uint8_t *at, int x0, int width)
 {
     row_w16 r;
-    const uint8_t *row = a.in + (size_t)(EDGE ? min(max(y, 0), a.height - 1) : y) * a.pitch;
-    const uint4 v = *(const uint4 *)(row + x0); /* x0 % 16 == 0, the pitch a multiple of 64: aligned */
+    const uint4 v = *(const uint4 *)at; /* x0 % 16 == 0, the pitch a multiple of 64: aligned */
     r.w[0] = v.x, r.w[1] = v.y, r.w[2] = v.z, r.w[3] = v.w;
     if (!EDGE) {
-        r.left = *(const unsigned *)(row + x0 - 4);  /* pixel x0 - 1 in byte 3 */
-        r.right = *(const unsigned *)(row + x0 + 16); /* pixel x0 + 16 in byte 0 */
+        r.left = *(const unsigned *)(at - 4);   /* pixel x0 - 1 in byte 3 */
+        r.right = *(const unsigned *)(at + 16); /* pixel x0 + 16 in byte 0 */
         return r;
     }
-    const int last = a.width - 1 - x0; /* the thread's column of pixel width - 1: >= 0 */
-    const unsigned last_px = row[a.width - 1];
+    const int last = width - 1 - x0; /* the thread's column of pixel width - 1: >= 0 */
+    const unsigned last_px = at[last];
     if (last < 15) { /* bytes past the edge: the last pixel */
         const unsigned fill = last_px * 0x01010101u;
 #pragma unroll
@@ -68,9 +69,17 @@ static __device__ __forceinline__ row_w16 load_row_w16(const bk_args &a, int y, 
             r.w[k] = (r.w[k] & m) | (fill & ~m);
         }
     }
-    r.left = x0 > 0 ? *(const unsigned *)(row + x0 - 4) : r.w[0] << 24;
-    r.right = x0 + 16 < a.width ? *(const unsigned *)(row + x0 + 16) : last_px;
+    r.left = x0 > 0 ? *(const unsigned *)(at - 4) : r.w[0] << 24;
+    r.right = x0 + 16 < width ? *(const unsigned *)(at + 16) : last_px;
     return r;
+}
+
+/* Row y of the picture at x0 (EDGE: y clamped into the picture, and the columns as above). */
+template <bool EDGE>
+static __device__ __forceinline__ row_w16 load_row_w16(const bk_args &a, int y, int x0)
+{
+    const uint8_t *row = a.in + (size_t)(EDGE ? min(max(y, 0), a.height - 1) : y) * a.pitch;
+    return fetch_row_w16<EDGE>(row + x0, x0, a.width);
 }
 
 /* 16 pixels and the two neighbours as 9 registers of two 16-bit halves, each 257 x the pixel:
@@ -157,17 +166,27 @@ template <bool EDGE, bool CS = false> static __device__ __forceinline__ void sto
     }
 }
 
-/* The thread's R output rows from its R + 2 input rows, all loaded before the first output (R + 2
- * loads in flight a thread, none held by a walk), each unpacked once. */
-template <int R, bool FMA, bool EDGE, bool CS = false> static __device__ __forceinline__ void median_tile_w16(const bk_args &a, int x0, int y0)
+/* Input row i of a tile, unpacked: loaded before (raw) or, from the block's ring (median_ring: rows
+ * clamped by the copies), when it is needed (a shared load waits tens of clocks, not a DRAM trip). */
+template <bool EDGE, bool RING, int N>
+static __device__ __forceinline__ row_pairs tile_row_w16(const bk_args &a, const row_w16 (&raw)[N], const uint8_t *ring, int i, int x0)
+{
+    return unpack_w16(RING ? fetch_row_w16<EDGE>(ring + i * RING_ROW, x0, a.width) : raw[i]);
+}
+
+/* The thread's R output rows from its R + 2 input rows, all loaded from the picture before the
+ * first output (R + 2 loads in flight a thread, none held by a walk), each unpacked once. */
+template <int R, bool FMA, bool EDGE, bool CS = false, bool RING = false>
+static __device__ __forceinline__ void median_tile_w16(const bk_args &a, int x0, int y0, const uint8_t *ring = nullptr)
 {
     row_w16 raw[R + 2];
+    if (!RING)
 #pragma unroll
-    for (int i = 0; i < R + 2; i++) raw[i] = load_row_w16<EDGE>(a, y0 - 1 + i, x0);
-    row_pairs win[3] = {unpack_w16(raw[0]), unpack_w16(raw[1]), {}};
+        for (int i = 0; i < R + 2; i++) raw[i] = load_row_w16<EDGE>(a, y0 - 1 + i, x0);
+    row_pairs win[3] = {tile_row_w16<EDGE, RING>(a, raw, ring, 0, x0), tile_row_w16<EDGE, RING>(a, raw, ring, 1, x0), {}};
 #pragma unroll
     for (int r = 0; r < R; r++) {
-        win[(r + 2) % 3] = unpack_w16(raw[r + 2]);
+        win[(r + 2) % 3] = tile_row_w16<EDGE, RING>(a, raw, ring, r + 2, x0);
         const row_pairs o = median_w16(win[r % 3], win[(r + 1) % 3], win[(r + 2) % 3], FMA);
         if (!EDGE || y0 + r < a.height) store_w16<EDGE, CS>(a, y0 + r, x0, o);
     }
@@ -247,8 +266,77 @@ static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, 6) median_kernel_walk
     else median_walk_w16<ROWS, DEPTH, true>(a, x0, y0);
 }
 
+/* Lesson (w16_ring: the rows wait in shared memory, not in registers): w16_r4_cs's warps load
+ * their 6 rows, wait for DRAM, then compute, so the SM's bytes in flight are what its registers
+ * hold, and every warp spends part of its life waiting. Here a block stays on the SM (one wave of
+ * resident blocks, tiles dealt round-robin: block b takes tiles b, b + grid, ...) and keeps STAGES
+ * tiles of 512 columns x (4R + 2) rows in a ring in shared memory: one warp instruction issues the
+ * tile's row copies (cp.async.bulk, one a lane, all completing the slot's mbarrier), STAGES - 1
+ * tiles ahead of the one the block computes. The warps read their rows from shared memory (the
+ * same three loads a row, rows clamped by the copies) and compute exactly as w16_r4_cs does, with
+ * its streaming stores. */
+template <int R, int STAGES>
+static __device__ __forceinline__ void ring_fill_tile(const bk_args &a, int t, int tiles_x, int tiles, uint8_t *slot, uint64_t *bar)
+{
+    if (t >= tiles) return;
+    const int xb = t % tiles_x * 512, y0 = t / tiles_x * (W16_BLOCK_Y * R);
+    const int lo = max(xb - 16, 0), hi = min(xb + 528, a.pitch); /* the bytes copied: inside the pitch */
+    gl_bulk_fill_rows(slot + (lo - (xb - 16)), RING_ROW, a.in + lo, a.pitch, y0 - 1, W16_BLOCK_Y * R + 2, a.height,
+                      (unsigned)(hi - lo), bar);
+}
+
+template <int R, int STAGES, int MINB>
+static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, MINB) median_kernel_ring_w16(bk_args a, int tiles_x, int tiles)
+{
+    constexpr unsigned SLOT = (W16_BLOCK_Y * R + 2) * RING_ROW;
+    extern __shared__ __align__(16) uint8_t ring[]; /* STAGES slots of SLOT bytes */
+    __shared__ __align__(8) uint64_t full[STAGES];
+    if (threadIdx.y == 0) {
+        gl_bulk_init(full, STAGES);
+#pragma unroll
+        for (int k = 0; k < STAGES; k++) ring_fill_tile<R, STAGES>(a, blockIdx.x + k * gridDim.x, tiles_x, tiles, ring + k * SLOT, &full[k]);
+    }
+    __syncthreads();
+    int s = 0;
+    unsigned parity = 0;
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+        gl_bulk_wait(&full[s], parity);
+        const int x0 = t % tiles_x * 512 + threadIdx.x * 16;
+        const int y0 = t / tiles_x * (W16_BLOCK_Y * R) + threadIdx.y * R; /* the thread's first output row */
+        const uint8_t *rows = ring + s * SLOT + threadIdx.y * R * RING_ROW + 16 + threadIdx.x * 16; /* row y0 - 1 at x0 */
+        if (x0 < a.width && y0 < a.height) {
+            if (x0 >= 16 && x0 + 17 <= a.width && y0 + R <= a.height) median_tile_w16<R, false, false, true, true>(a, x0, y0, rows);
+            else median_tile_w16<R, false, true, true, true>(a, x0, y0, rows);
+        }
+        __syncthreads(); /* the block's reads of slot s are done: refill it */
+        if (threadIdx.y == 0) ring_fill_tile<R, STAGES>(a, t + STAGES * gridDim.x, tiles_x, tiles, ring + s * SLOT, &full[s]);
+        if (++s == STAGES) s = 0, parity ^= 1;
+    }
+}
+
+/* One wave of resident blocks (asked on the first, untimed, launch: *resident == 0), at most one a tile. */
+template <int R, int STAGES, int MINB> static void launch_ring_w16(const bk_args *a, cudaStream_t st, int *resident)
+{
+    const size_t smem = (size_t)STAGES * (W16_BLOCK_Y * R + 2) * RING_ROW;
+    void (*kernel)(bk_args, int, int) = median_kernel_ring_w16<R, STAGES, MINB>;
+    if (!*resident) {
+        GL_CHECK(cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        *resident = gl_resident_blocks((const void *)kernel, 32 * W16_BLOCK_Y, smem);
+    }
+    const int tiles_x = (a->width + 511) / 512, tiles = tiles_x * ((a->height + W16_BLOCK_Y * R - 1) / (W16_BLOCK_Y * R));
+    kernel<<<min(tiles, *resident), dim3(32, W16_BLOCK_Y), smem, st>>>(*a, tiles_x, tiles);
+}
+
 void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st)
 {
+    static int resident[4];
+    switch (r) { /* the rings: one wave of blocks that walk the tiles */
+    case MED_W16_RING: launch_ring_w16<4, 3, 7>(a, st, &resident[0]); GL_CHECK_LAUNCH(); return;
+    case MED_W16_RING_S2: launch_ring_w16<4, 2, 8>(a, st, &resident[1]); GL_CHECK_LAUNCH(); return;
+    case MED_W16_RING_S4: launch_ring_w16<4, 4, 5>(a, st, &resident[2]); GL_CHECK_LAUNCH(); return;
+    case MED_W16_RING_R8: launch_ring_w16<8, 3, 4>(a, st, &resident[3]); GL_CHECK_LAUNCH(); return;
+    default: break;
+    }
     static const int rows_of[] = {4, 8, 4, 12, 24, 8, 4}; /* from MED_W16_R4 on */
     const int rows = rows_of[r - MED_W16_R4];
     const dim3 block(32, W16_BLOCK_Y);
