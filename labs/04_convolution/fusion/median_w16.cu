@@ -59,7 +59,7 @@ template <bool EDGE> static __device__ __forceinline__ row_w16 fetch_row_w16(con
         return r;
     }
     const int last = width - 1 - x0; /* the thread's column of pixel width - 1: >= 0 */
-    const unsigned last_px = at[last];
+    const unsigned last_px = at[min(last, 15)]; /* used only where last <= 15 (never past the thread's row) */
     if (last < 15) { /* bytes past the edge: the last pixel */
         const unsigned fill = last_px * 0x01010101u;
 #pragma unroll
