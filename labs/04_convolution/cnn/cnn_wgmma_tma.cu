@@ -49,8 +49,7 @@
  * ours_tf32_wgmma_tma_t: x's NCHW -> channels-last change (and TF32 rounding) inside the timing.
  * Error bounds: the classes' (the same rounded x and w, FP32 accumulation in any order). */
 #include <stdio.h>
-#include <cuda.h>         /* CUtensorMap and its enums only: the encoder comes from the runtime */
-#include <cudaTypedefs.h> /* PFN_cuTensorMapEncodeTiled */
+#include "gl_tma.h"     /* CUtensorMap, the encoder from the runtime */
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
 #include "cnn_tc.h"
@@ -360,37 +359,11 @@ extern "C" void cnn_tf32_wgmma_tma_t_prepare(const cnn_shape *s, const float *x,
     tf32_prepare(s, x, w, workspace, st, 0);
 }
 
-/* cuTensorMapEncodeTiled from the driver, through the runtime (no link against libcuda). */
-static PFN_cuTensorMapEncodeTiled_v12000 tm_encoder(void)
-{
-    static PFN_cuTensorMapEncodeTiled_v12000 fn;
-    if (!fn) {
-        void *p = NULL;
-        cudaDriverEntryPointQueryResult q;
-#if CUDART_VERSION >= 12050 /* the versioned query; the plain one is deprecated from 12.5 on */
-        GL_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q));
-#else
-        GL_CHECK(cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &q));
-#endif
-        if (q == cudaDriverEntryPointSuccess) fn = (PFN_cuTensorMapEncodeTiled_v12000)p;
-        else fprintf(stderr, "cnn: cuTensorMapEncodeTiled not found in the driver\n");
-    }
-    return fn;
-}
-
-/* A map of `rank` dimensions (innermost first: dims elements, strides bytes of dims 1.., box) in the
- * 128-byte swizzle, zero fill out of bounds. 0 on failure (said why). */
+/* A map in the 128-byte swizzle (gl_tma.h: zero fill out of bounds). 0 on failure (said why). */
 static int encode_map(CUtensorMap *map, CUtensorMapDataType type, int rank, void *addr, const cuuint64_t *dims,
                       const cuuint64_t *strides, const cuuint32_t *box)
 {
-    static const cuuint32_t ones[4] = {1, 1, 1, 1};
-    PFN_cuTensorMapEncodeTiled_v12000 encode = tm_encoder();
-    if (!encode) return 0;
-    const CUresult r = encode(map, type, (cuuint32_t)rank, addr, dims, strides, box, ones,
-                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS) fprintf(stderr, "cnn: cuTensorMapEncodeTiled (rank %d): error %d\n", rank, (int)r);
-    return r == CUDA_SUCCESS;
+    return gl_tma_encode(map, type, rank, addr, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
 /* The two maps over xp [N][Hp][Wp][Cp] and wp [M][R S][Cp] (elements of elem bytes): boxes (kc,

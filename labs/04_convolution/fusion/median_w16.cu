@@ -30,6 +30,7 @@
  * fmaheavy. */
 #include "rolling.cuh"
 #include "gl_bulk.cuh"
+#include "gl_tma.h"
 
 #define RING_ROW 544  /* median_ring: a block's row in shared memory, 16 bytes left of its 512 columns and 16 right */
 #define W16_BLOCK_Y 4 /* warps a block: 32 x 4 threads, each 16 columns x R rows; R = 4: 80 registers
@@ -166,12 +167,17 @@ template <bool EDGE, bool CS = false> static __device__ __forceinline__ void sto
     }
 }
 
-/* Input row i of a tile, unpacked: loaded before (raw) or, from the block's ring (median_ring: rows
- * clamped by the copies), when it is needed (a shared load waits tens of clocks, not a DRAM trip). */
+/* Input row i of a tile (picture row y0 - 1 + i), unpacked: loaded before (raw) or, from the
+ * block's ring (median_ring), when it is needed (a shared load waits tens of clocks, not a DRAM
+ * trip); an edge thread clamps the row into the picture (w16_tma's copies fill rows outside it
+ * with zeros; w16_ring's copies are clamped already, and the clamp changes nothing). */
 template <bool EDGE, bool RING, int N>
-static __device__ __forceinline__ row_pairs tile_row_w16(const bk_args &a, const row_w16 (&raw)[N], const uint8_t *ring, int i, int x0)
+static __device__ __forceinline__ row_pairs tile_row_w16(const bk_args &a, const row_w16 (&raw)[N], const uint8_t *ring, int i,
+                                                         int x0, int y0)
 {
-    return unpack_w16(RING ? fetch_row_w16<EDGE>(ring + i * RING_ROW, x0, a.width) : raw[i]);
+    if (!RING) return unpack_w16(raw[i]);
+    const int k = EDGE ? min(max(y0 - 1 + i, 0), a.height - 1) - (y0 - 1) : i;
+    return unpack_w16(fetch_row_w16<EDGE>(ring + k * RING_ROW, x0, a.width));
 }
 
 /* The thread's R output rows from its R + 2 input rows, all loaded from the picture before the
@@ -183,10 +189,10 @@ static __device__ __forceinline__ void median_tile_w16(const bk_args &a, int x0,
     if (!RING)
 #pragma unroll
         for (int i = 0; i < R + 2; i++) raw[i] = load_row_w16<EDGE>(a, y0 - 1 + i, x0);
-    row_pairs win[3] = {tile_row_w16<EDGE, RING>(a, raw, ring, 0, x0), tile_row_w16<EDGE, RING>(a, raw, ring, 1, x0), {}};
+    row_pairs win[3] = {tile_row_w16<EDGE, RING>(a, raw, ring, 0, x0, y0), tile_row_w16<EDGE, RING>(a, raw, ring, 1, x0, y0), {}};
 #pragma unroll
     for (int r = 0; r < R; r++) {
-        win[(r + 2) % 3] = tile_row_w16<EDGE, RING>(a, raw, ring, r + 2, x0);
+        win[(r + 2) % 3] = tile_row_w16<EDGE, RING>(a, raw, ring, r + 2, x0, y0);
         const row_pairs o = median_w16(win[r % 3], win[(r + 1) % 3], win[(r + 2) % 3], FMA);
         if (!EDGE || y0 + r < a.height) store_w16<EDGE, CS>(a, y0 + r, x0, o);
     }
@@ -266,35 +272,62 @@ static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, 6) median_kernel_walk
     else median_walk_w16<ROWS, DEPTH, true>(a, x0, y0);
 }
 
-/* Lesson (w16_ring: the rows wait in shared memory, not in registers): w16_r4_cs's warps load
- * their 6 rows, wait for DRAM, then compute, so the SM's bytes in flight are what its registers
- * hold, and every warp spends part of its life waiting. Here a block stays on the SM (one wave of
- * resident blocks, tiles dealt round-robin: block b takes tiles b, b + grid, ...) and keeps STAGES
- * tiles of 512 columns x (4R + 2) rows in a ring in shared memory: one warp instruction issues the
- * tile's row copies (cp.async.bulk, one a lane, all completing the slot's mbarrier), STAGES - 1
- * tiles ahead of the one the block computes. The warps read their rows from shared memory (the
- * same three loads a row, rows clamped by the copies) and compute exactly as w16_r4_cs does, with
- * its streaming stores. */
-template <int R, int STAGES>
-static __device__ __forceinline__ void ring_fill_tile(const bk_args &a, int t, int tiles_x, int tiles, uint8_t *slot, uint64_t *bar)
+/* Lesson (w16_ring, w16_tma: the rows wait in shared memory, not in registers): w16_r4_cs's warps
+ * load their 6 rows, wait for DRAM, then compute, so the SM's bytes in flight are what its
+ * registers hold, and every warp spends part of its life waiting. Here a block stays on the SM (one
+ * wave of resident blocks, tiles dealt round-robin: block b takes tiles b, b + grid, ...) and keeps
+ * STAGES tiles of 512 columns x (4R + 2) rows in a ring in shared memory, STAGES - 1 tiles ahead of
+ * the one it computes. The warps read their rows from shared memory (the same three loads a row)
+ * and compute exactly as w16_r4_cs does, with its streaming stores. Who fills a slot:
+ *   w16_ring  one bulk copy a row (cp.async.bulk, rows clamped into the picture by the copies);
+ *             ptxas issues them one lane at a time (the copy's operands are uniform registers);
+ *   w16_tma   one TMA copy a tile (cp.async.bulk.tensor.2d: the tile is one box of a tensor map
+ *             of the picture as 32-bit words; the engine fills rows and columns outside the
+ *             picture with zeros, so the edge threads clamp their rows themselves). */
+template <int R> struct ring_geom {
+    static constexpr int ROWS = W16_BLOCK_Y * R + 2;                             /* a tile's input rows */
+    static constexpr unsigned SLOT = (ROWS * RING_ROW + 127) / 128 * 128;         /* TMA: 128-byte aligned slots */
+    static constexpr size_t smem(int stages) { return (size_t)stages * SLOT + 8 * stages; } /* + the mbarriers */
+};
+
+template <int R, bool TMA>
+static __device__ __forceinline__ void ring_fill_tile(const bk_args &a, const CUtensorMap &map, int t, int tiles_x,
+                                                      int tiles, uint8_t *slot, uint64_t *bar)
 {
     if (t >= tiles) return;
     const int xb = t % tiles_x * 512, y0 = t / tiles_x * (W16_BLOCK_Y * R);
+#if GL_BULK_ASYNC
+    if (TMA) { /* below sm_90 the rows are copied as w16_ring's are */
+        if (threadIdx.x == 0) {
+            const unsigned b = (unsigned)__cvta_generic_to_shared(bar);
+            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(b), "r"(ring_geom<R>::ROWS * RING_ROW)
+                         : "memory");
+            asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, "
+                         "%4}], [%2];\n" ::"r"((unsigned)__cvta_generic_to_shared(slot)),
+                         "l"(&map), "r"(b), "r"((xb - 16) / 4), "r"(y0 - 1)
+                         : "memory");
+        }
+        return;
+    }
+#endif
     const int lo = max(xb - 16, 0), hi = min(xb + 528, a.pitch); /* the bytes copied: inside the pitch */
-    gl_bulk_fill_rows(slot + (lo - (xb - 16)), RING_ROW, a.in + lo, a.pitch, y0 - 1, W16_BLOCK_Y * R + 2, a.height,
+    gl_bulk_fill_rows(slot + (lo - (xb - 16)), RING_ROW, a.in + lo, a.pitch, y0 - 1, ring_geom<R>::ROWS, a.height,
                       (unsigned)(hi - lo), bar);
 }
 
-template <int R, int STAGES, int MINB>
-static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, MINB) median_kernel_ring_w16(bk_args a, int tiles_x, int tiles)
+template <int R, int STAGES, int MINB, bool TMA>
+static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, MINB)
+    median_kernel_ring_w16(bk_args a, const __grid_constant__ CUtensorMap map, int tiles_x, int tiles)
 {
-    constexpr unsigned SLOT = (W16_BLOCK_Y * R + 2) * RING_ROW;
-    extern __shared__ __align__(16) uint8_t ring[]; /* STAGES slots of SLOT bytes */
-    __shared__ __align__(8) uint64_t full[STAGES];
+    typedef ring_geom<R> G;
+    extern __shared__ __align__(128) uint8_t ring[]; /* STAGES slots of SLOT bytes, then STAGES mbarriers */
+    uint64_t *full = (uint64_t *)(ring + STAGES * G::SLOT);
     if (threadIdx.y == 0) {
         gl_bulk_init(full, STAGES);
 #pragma unroll
-        for (int k = 0; k < STAGES; k++) ring_fill_tile<R, STAGES>(a, blockIdx.x + k * gridDim.x, tiles_x, tiles, ring + k * SLOT, &full[k]);
+        for (int k = 0; k < STAGES; k++)
+            ring_fill_tile<R, TMA>(a, map, blockIdx.x + k * gridDim.x, tiles_x, tiles, ring + k * G::SLOT, &full[k]);
     }
     __syncthreads();
     int s = 0;
@@ -303,38 +336,52 @@ static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, MINB) median_kernel_r
         gl_bulk_wait(&full[s], parity);
         const int x0 = t % tiles_x * 512 + threadIdx.x * 16;
         const int y0 = t / tiles_x * (W16_BLOCK_Y * R) + threadIdx.y * R; /* the thread's first output row */
-        const uint8_t *rows = ring + s * SLOT + threadIdx.y * R * RING_ROW + 16 + threadIdx.x * 16; /* row y0 - 1 at x0 */
+        const uint8_t *rows = ring + s * G::SLOT + threadIdx.y * R * RING_ROW + 16 + threadIdx.x * 16; /* row y0 - 1 at x0 */
         if (x0 < a.width && y0 < a.height) {
-            if (x0 >= 16 && x0 + 17 <= a.width && y0 + R <= a.height) median_tile_w16<R, false, false, true, true>(a, x0, y0, rows);
+            if (x0 >= 16 && x0 + 17 <= a.width && y0 >= 1 && y0 + R + 1 <= a.height)
+                median_tile_w16<R, false, false, true, true>(a, x0, y0, rows);
             else median_tile_w16<R, false, true, true, true>(a, x0, y0, rows);
         }
         __syncthreads(); /* the block's reads of slot s are done: refill it */
-        if (threadIdx.y == 0) ring_fill_tile<R, STAGES>(a, t + STAGES * gridDim.x, tiles_x, tiles, ring + s * SLOT, &full[s]);
+        if (threadIdx.y == 0) ring_fill_tile<R, TMA>(a, map, t + STAGES * gridDim.x, tiles_x, tiles, ring + s * G::SLOT, &full[s]);
         if (++s == STAGES) s = 0, parity ^= 1;
     }
 }
 
-/* One wave of resident blocks (asked on the first, untimed, launch: *resident == 0), at most one a tile. */
-template <int R, int STAGES, int MINB> static void launch_ring_w16(const bk_args *a, cudaStream_t st, int *resident)
+/* One wave of resident blocks (asked on the first, untimed, launch: *resident == 0), at most one a
+ * tile. TMA: the picture as a tensor of 32-bit words (pitch / 4 x height), boxes of 136 words (544
+ * bytes) x ROWS rows; without a driver encoder (said why) the launch is refused. */
+template <int R, int STAGES, int MINB, bool TMA> static void launch_ring_w16(const bk_args *a, cudaStream_t st, int *resident)
 {
-    const size_t smem = (size_t)STAGES * (W16_BLOCK_Y * R + 2) * RING_ROW;
-    void (*kernel)(bk_args, int, int) = median_kernel_ring_w16<R, STAGES, MINB>;
+    typedef ring_geom<R> G;
+    const size_t smem = G::smem(STAGES);
+    void (*kernel)(bk_args, const CUtensorMap, int, int) = median_kernel_ring_w16<R, STAGES, MINB, TMA>;
     if (!*resident) {
         GL_CHECK(cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
         *resident = gl_resident_blocks((const void *)kernel, 32 * W16_BLOCK_Y, smem);
     }
+    CUtensorMap map;
+    memset(&map, 0, sizeof map);
+    if (TMA) {
+        const cuuint64_t dims[2] = {(cuuint64_t)a->pitch / 4, (cuuint64_t)a->height}, strides[1] = {(cuuint64_t)a->pitch};
+        const cuuint32_t box[2] = {RING_ROW / 4, (cuuint32_t)G::ROWS};
+        if (!gl_tma_encode(&map, CU_TENSOR_MAP_DATA_TYPE_UINT32, 2, (void *)a->in, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_NONE)) {
+            fprintf(stderr, "median: w16_tma needs the driver's tensor maps\n");
+            exit(GL_EXIT_FAIL);
+        }
+    }
     const int tiles_x = (a->width + 511) / 512, tiles = tiles_x * ((a->height + W16_BLOCK_Y * R - 1) / (W16_BLOCK_Y * R));
-    kernel<<<min(tiles, *resident), dim3(32, W16_BLOCK_Y), smem, st>>>(*a, tiles_x, tiles);
+    kernel<<<min(tiles, *resident), dim3(32, W16_BLOCK_Y), smem, st>>>(*a, map, tiles_x, tiles);
 }
 
 void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st)
 {
     static int resident[4];
     switch (r) { /* the rings: one wave of blocks that walk the tiles */
-    case MED_W16_RING: launch_ring_w16<4, 3, 7>(a, st, &resident[0]); GL_CHECK_LAUNCH(); return;
-    case MED_W16_RING_S2: launch_ring_w16<4, 2, 8>(a, st, &resident[1]); GL_CHECK_LAUNCH(); return;
-    case MED_W16_RING_S4: launch_ring_w16<4, 4, 5>(a, st, &resident[2]); GL_CHECK_LAUNCH(); return;
-    case MED_W16_RING_R8: launch_ring_w16<8, 3, 4>(a, st, &resident[3]); GL_CHECK_LAUNCH(); return;
+    case MED_W16_RING: launch_ring_w16<4, 3, 7, false>(a, st, &resident[0]); GL_CHECK_LAUNCH(); return;
+    case MED_W16_TMA: launch_ring_w16<4, 3, 7, true>(a, st, &resident[1]); GL_CHECK_LAUNCH(); return;
+    case MED_W16_TMA_S4: launch_ring_w16<4, 4, 5, true>(a, st, &resident[2]); GL_CHECK_LAUNCH(); return;
+    case MED_W16_TMA_R8: launch_ring_w16<8, 3, 4, true>(a, st, &resident[3]); GL_CHECK_LAUNCH(); return;
     default: break;
     }
     static const int rows_of[] = {4, 8, 4, 12, 24, 8, 4}; /* from MED_W16_R4 on */
