@@ -115,14 +115,15 @@ static __device__ __forceinline__ unsigned right_of(const row_pairs &v, int j)
 /* The median of one output row from its three input rows (a above, b, c below): 8 registers of
  * medians (x 257, as unpacked). */
 static __device__ __forceinline__ row_pairs median_w16(const row_pairs &a, const row_pairs &b, const row_pairs &c,
-                                                       const bool fma)
+                                                       const bool fma, const row_pairs *sums = nullptr)
 {
     row_pairs lo, mi, hi, o;
 #pragma unroll
     for (int j = 0; j < 9; j++) { /* the column sorts, the neighbours' column too */
         lo.p[j] = min3u2(a.p[j], b.p[j], c.p[j]);
         hi.p[j] = max3u2(a.p[j], b.p[j], c.p[j]);
-        mi.p[j] = sub_fma(sub_fma(add_fma(add_fma(a.p[j], b.p[j]), c.p[j]), lo.p[j]), hi.p[j]);
+        const unsigned sum = sums ? sums->p[j] : add_fma(add_fma(a.p[j], b.p[j]), c.p[j]); /* w16_r4_ps: given */
+        mi.p[j] = sub_fma(sub_fma(sum, lo.p[j]), hi.p[j]);
     }
 #pragma unroll
     for (int j = 0; j < 8; j += 2) {
@@ -182,7 +183,7 @@ static __device__ __forceinline__ row_pairs tile_row_w16(const bk_args &a, const
 
 /* The thread's R output rows from its R + 2 input rows, all loaded from the picture before the
  * first output (R + 2 loads in flight a thread, none held by a walk), each unpacked once. */
-template <int R, bool FMA, bool EDGE, bool CS = false, bool RING = false>
+template <int R, bool FMA, bool EDGE, bool CS = false, bool RING = false, bool PAIRS = false>
 static __device__ __forceinline__ void median_tile_w16(const bk_args &a, int x0, int y0, const uint8_t *ring = nullptr)
 {
     row_w16 raw[R + 2];
@@ -190,10 +191,20 @@ static __device__ __forceinline__ void median_tile_w16(const bk_args &a, int x0,
 #pragma unroll
         for (int i = 0; i < R + 2; i++) raw[i] = load_row_w16<EDGE>(a, y0 - 1 + i, x0);
     row_pairs win[3] = {tile_row_w16<EDGE, RING>(a, raw, ring, 0, x0, y0), tile_row_w16<EDGE, RING>(a, raw, ring, 1, x0, y0), {}};
+    row_pairs pair; /* PAIRS: input rows r + 1 + r + 2 of the even output row r */
 #pragma unroll
     for (int r = 0; r < R; r++) {
         win[(r + 2) % 3] = tile_row_w16<EDGE, RING>(a, raw, ring, r + 2, x0, y0);
-        const row_pairs o = median_w16(win[r % 3], win[(r + 1) % 3], win[(r + 2) % 3], FMA);
+        row_pairs sums, *given = nullptr;
+        if (PAIRS && (r % 2 == 1 || r + 1 < R)) { /* the column sums of output rows r, r + 1 share input rows r + 1, r + 2 */
+#pragma unroll
+            for (int j = 0; j < 9; j++) {
+                if (r % 2 == 0) pair.p[j] = add_fma(win[(r + 1) % 3].p[j], win[(r + 2) % 3].p[j]);
+                sums.p[j] = add_fma(r % 2 == 0 ? win[r % 3].p[j] : win[(r + 2) % 3].p[j], pair.p[j]);
+            }
+            given = &sums;
+        }
+        const row_pairs o = median_w16(win[r % 3], win[(r + 1) % 3], win[(r + 2) % 3], FMA, given);
         if (!EDGE || y0 + r < a.height) store_w16<EDGE, CS>(a, y0 + r, x0, o);
     }
 }
@@ -252,14 +263,15 @@ template <int ROWS, int DEPTH, bool EDGE> static __device__ __forceinline__ void
  * fused_half with streaming stores 39.2%, as without. The rows no other tile reads (input rows
  * y0 + 1, y0 + 2) loaded streaming as well (__ldcs): 80.9 and 81.1%, no gain; w16_r8_lb with both
  * 76.7% (h200/run_51bafef, probe rungs not kept). */
-template <int R, bool FMA, int MINB = R == 4 ? 6 : 4, bool CS = false>
+template <int R, bool FMA, int MINB = R == 4 ? 6 : 4, bool CS = false, bool PAIRS = false>
 static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, MINB) median_kernel_w16(bk_args a)
 {
     const int x0 = (blockIdx.x * 32 + threadIdx.x) * 16;
     const int y0 = (blockIdx.y * W16_BLOCK_Y + threadIdx.y) * R; /* the first output row */
     if (x0 >= a.width || y0 >= a.height) return;
-    if (x0 >= 16 && x0 + 17 <= a.width && y0 >= 1 && y0 + R + 1 <= a.height) median_tile_w16<R, FMA, false, CS>(a, x0, y0);
-    else median_tile_w16<R, FMA, true, CS>(a, x0, y0);
+    if (x0 >= 16 && x0 + 17 <= a.width && y0 >= 1 && y0 + R + 1 <= a.height)
+        median_tile_w16<R, FMA, false, CS, false, PAIRS>(a, x0, y0);
+    else median_tile_w16<R, FMA, true, CS, false, PAIRS>(a, x0, y0);
 }
 
 template <int ROWS, int DEPTH>
@@ -287,14 +299,25 @@ static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, 6) median_kernel_walk
 template <int R> struct ring_geom {
     static constexpr int ROWS = W16_BLOCK_Y * R + 2;                             /* a tile's input rows */
     static constexpr unsigned SLOT = (ROWS * RING_ROW + 127) / 128 * 128;         /* TMA: 128-byte aligned slots */
-    static constexpr size_t smem(int stages) { return (size_t)stages * SLOT + 8 * stages; } /* + the mbarriers */
+    static constexpr size_t smem(int stages) { return (size_t)stages * (SLOT + 8 + 4); } /* + mbarriers, tile numbers */
 };
+
+/* w16_tma_dyn: the tiles dealt by a counter (the block's thread 0 takes the next tile when it fills
+ * a slot and writes its number beside the slot; a number past the last tile ends the block), and
+ * the last block out resets the counter for the next launch. */
+__device__ unsigned ring_next_tile, ring_blocks_done;
 
 template <int R, bool TMA>
 static __device__ __forceinline__ void ring_fill_tile(const bk_args &a, const CUtensorMap &map, int t, int tiles_x,
                                                       int tiles, uint8_t *slot, uint64_t *bar)
 {
-    if (t >= tiles) return;
+    if (t >= tiles) {
+#if GL_BULK_ASYNC
+        if (threadIdx.x == 0) /* dynamic tiles: the slot's phase completes with no bytes (its number ends the block) */
+            asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"((unsigned)__cvta_generic_to_shared(bar)) : "memory");
+#endif
+        return;
+    }
     const int xb = t % tiles_x * 512, y0 = t / tiles_x * (W16_BLOCK_Y * R);
 #if GL_BULK_ASYNC
     if (TMA) { /* below sm_90 the rows are copied as w16_ring's are */
@@ -316,24 +339,36 @@ static __device__ __forceinline__ void ring_fill_tile(const bk_args &a, const CU
                       (unsigned)(hi - lo), bar);
 }
 
-template <int R, int STAGES, int MINB, bool TMA>
+template <int R, int STAGES, int MINB, bool TMA, bool DYN>
 static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, MINB)
     median_kernel_ring_w16(bk_args a, const __grid_constant__ CUtensorMap map, int tiles_x, int tiles)
 {
     typedef ring_geom<R> G;
-    extern __shared__ __align__(128) uint8_t ring[]; /* STAGES slots of SLOT bytes, then STAGES mbarriers */
+    extern __shared__ __align__(128) uint8_t ring[]; /* STAGES slots of SLOT bytes, STAGES mbarriers, STAGES tile numbers */
     uint64_t *full = (uint64_t *)(ring + STAGES * G::SLOT);
+    int *tile_of = (int *)(full + STAGES);
     if (threadIdx.y == 0) {
         gl_bulk_init(full, STAGES);
 #pragma unroll
-        for (int k = 0; k < STAGES; k++)
-            ring_fill_tile<R, TMA>(a, map, blockIdx.x + k * gridDim.x, tiles_x, tiles, ring + k * G::SLOT, &full[k]);
+        for (int k = 0; k < STAGES; k++) {
+            int t = blockIdx.x + k * gridDim.x;
+            if (DYN) {
+                if (threadIdx.x == 0) tile_of[k] = (int)atomicAdd(&ring_next_tile, 1u);
+                t = __shfl_sync(0xffffffffu, threadIdx.x == 0 ? tile_of[k] : 0, 0);
+            }
+            ring_fill_tile<R, TMA>(a, map, t, tiles_x, tiles, ring + k * G::SLOT, &full[k]);
+        }
     }
     __syncthreads();
     int s = 0;
     unsigned parity = 0;
-    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    for (int t = blockIdx.x;; t += gridDim.x) {
+        if (!DYN && t >= tiles) break;
         gl_bulk_wait(&full[s], parity);
+        if (DYN) {
+            t = tile_of[s];
+            if (t >= tiles) break; /* every later slot holds a larger number: no copy in flight */
+        }
         const int x0 = t % tiles_x * 512 + threadIdx.x * 16;
         const int y0 = t / tiles_x * (W16_BLOCK_Y * R) + threadIdx.y * R; /* the thread's first output row */
         const uint8_t *rows = ring + s * G::SLOT + threadIdx.y * R * RING_ROW + 16 + threadIdx.x * 16; /* row y0 - 1 at x0 */
@@ -342,20 +377,31 @@ static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, MINB)
                 median_tile_w16<R, false, false, true, true>(a, x0, y0, rows);
             else median_tile_w16<R, false, true, true, true>(a, x0, y0, rows);
         }
-        __syncthreads(); /* the block's reads of slot s are done: refill it */
-        if (threadIdx.y == 0) ring_fill_tile<R, TMA>(a, map, t + STAGES * gridDim.x, tiles_x, tiles, ring + s * G::SLOT, &full[s]);
+        __syncthreads(); /* the block's reads of slot s (and its tile number) are done: refill it */
+        if (threadIdx.y == 0) {
+            int next = t + STAGES * gridDim.x;
+            if (DYN) {
+                if (threadIdx.x == 0) tile_of[s] = (int)atomicAdd(&ring_next_tile, 1u);
+                next = __shfl_sync(0xffffffffu, threadIdx.x == 0 ? tile_of[s] : 0, 0);
+            }
+            ring_fill_tile<R, TMA>(a, map, next, tiles_x, tiles, ring + s * G::SLOT, &full[s]);
+        }
         if (++s == STAGES) s = 0, parity ^= 1;
+    }
+    if (DYN && threadIdx.x == 0 && threadIdx.y == 0 && atomicAdd(&ring_blocks_done, 1u) == gridDim.x - 1) {
+        atomicExch(&ring_next_tile, 0u); /* the last block out: every block has taken its last number */
+        atomicExch(&ring_blocks_done, 0u);
     }
 }
 
 /* One wave of resident blocks (asked on the first, untimed, launch: *resident == 0), at most one a
  * tile. TMA: the picture as a tensor of 32-bit words (pitch / 4 x height), boxes of 136 words (544
  * bytes) x ROWS rows; without a driver encoder (said why) the launch is refused. */
-template <int R, int STAGES, int MINB, bool TMA> static void launch_ring_w16(const bk_args *a, cudaStream_t st, int *resident)
+template <int R, int STAGES, int MINB, bool TMA, bool DYN = false> static void launch_ring_w16(const bk_args *a, cudaStream_t st, int *resident)
 {
     typedef ring_geom<R> G;
     const size_t smem = G::smem(STAGES);
-    void (*kernel)(bk_args, const CUtensorMap, int, int) = median_kernel_ring_w16<R, STAGES, MINB, TMA>;
+    void (*kernel)(bk_args, const CUtensorMap, int, int) = median_kernel_ring_w16<R, STAGES, MINB, TMA, DYN>;
     if (!*resident) {
         GL_CHECK(cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
         *resident = gl_resident_blocks((const void *)kernel, 32 * W16_BLOCK_Y, smem);
@@ -380,11 +426,10 @@ void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st)
     switch (r) { /* the rings: one wave of blocks that walk the tiles */
     case MED_W16_RING: launch_ring_w16<4, 3, 7, false>(a, st, &resident[0]); GL_CHECK_LAUNCH(); return;
     case MED_W16_TMA: launch_ring_w16<4, 3, 7, true>(a, st, &resident[1]); GL_CHECK_LAUNCH(); return;
-    case MED_W16_TMA_S4: launch_ring_w16<4, 4, 5, true>(a, st, &resident[2]); GL_CHECK_LAUNCH(); return;
-    case MED_W16_TMA_R8: launch_ring_w16<8, 3, 4, true>(a, st, &resident[3]); GL_CHECK_LAUNCH(); return;
+    case MED_W16_TMA_DYN: launch_ring_w16<4, 3, 7, true, true>(a, st, &resident[2]); GL_CHECK_LAUNCH(); return;
     default: break;
     }
-    static const int rows_of[] = {4, 8, 4, 12, 24, 8, 4}; /* from MED_W16_R4 on */
+    static const int rows_of[] = {4, 8, 4, 12, 24, 8, 4, 4, 4, 4, 4}; /* from MED_W16_R4 on */
     const int rows = rows_of[r - MED_W16_R4];
     const dim3 block(32, W16_BLOCK_Y);
     const dim3 grid((unsigned)((a->width + 511) / 512), (unsigned)((a->height + rows * W16_BLOCK_Y - 1) / (rows * W16_BLOCK_Y)));
@@ -394,6 +439,7 @@ void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st)
     else if (r == MED_W16_S12) median_kernel_walk_w16<12, 3><<<grid, block, 0, st>>>(*a);
     else if (r == MED_W16_S24) median_kernel_walk_w16<24, 3><<<grid, block, 0, st>>>(*a);
     else if (r == MED_W16_R8_LB) median_kernel_w16<8, false, 5><<<grid, block, 0, st>>>(*a);
+    else if (r == MED_W16_R4_PS) median_kernel_w16<4, false, 7, true, true><<<grid, block, 0, st>>>(*a);
     else median_kernel_w16<4, false, 7, true><<<grid, block, 0, st>>>(*a); /* MED_W16_R4_CS */
     GL_CHECK_LAUNCH();
 }
