@@ -115,15 +115,14 @@ static __device__ __forceinline__ unsigned right_of(const row_pairs &v, int j)
 /* The median of one output row from its three input rows (a above, b, c below): 8 registers of
  * medians (x 257, as unpacked). */
 static __device__ __forceinline__ row_pairs median_w16(const row_pairs &a, const row_pairs &b, const row_pairs &c,
-                                                       const bool fma, const row_pairs *sums = nullptr)
+                                                       const bool fma)
 {
     row_pairs lo, mi, hi, o;
 #pragma unroll
     for (int j = 0; j < 9; j++) { /* the column sorts, the neighbours' column too */
         lo.p[j] = min3u2(a.p[j], b.p[j], c.p[j]);
         hi.p[j] = max3u2(a.p[j], b.p[j], c.p[j]);
-        const unsigned sum = sums ? sums->p[j] : add_fma(add_fma(a.p[j], b.p[j]), c.p[j]); /* w16_r4_ps: given */
-        mi.p[j] = sub_fma(sub_fma(sum, lo.p[j]), hi.p[j]);
+        mi.p[j] = sub_fma(sub_fma(add_fma(add_fma(a.p[j], b.p[j]), c.p[j]), lo.p[j]), hi.p[j]);
     }
 #pragma unroll
     for (int j = 0; j < 8; j += 2) {
@@ -183,7 +182,7 @@ static __device__ __forceinline__ row_pairs tile_row_w16(const bk_args &a, const
 
 /* The thread's R output rows from its R + 2 input rows, all loaded from the picture before the
  * first output (R + 2 loads in flight a thread, none held by a walk), each unpacked once. */
-template <int R, bool FMA, bool EDGE, bool CS = false, bool RING = false, bool PAIRS = false>
+template <int R, bool FMA, bool EDGE, bool CS = false, bool RING = false>
 static __device__ __forceinline__ void median_tile_w16(const bk_args &a, int x0, int y0, const uint8_t *ring = nullptr)
 {
     row_w16 raw[R + 2];
@@ -191,20 +190,10 @@ static __device__ __forceinline__ void median_tile_w16(const bk_args &a, int x0,
 #pragma unroll
         for (int i = 0; i < R + 2; i++) raw[i] = load_row_w16<EDGE>(a, y0 - 1 + i, x0);
     row_pairs win[3] = {tile_row_w16<EDGE, RING>(a, raw, ring, 0, x0, y0), tile_row_w16<EDGE, RING>(a, raw, ring, 1, x0, y0), {}};
-    row_pairs pair; /* PAIRS: input rows r + 1 + r + 2 of the even output row r */
 #pragma unroll
     for (int r = 0; r < R; r++) {
         win[(r + 2) % 3] = tile_row_w16<EDGE, RING>(a, raw, ring, r + 2, x0, y0);
-        row_pairs sums, *given = nullptr;
-        if (PAIRS && (r % 2 == 1 || r + 1 < R)) { /* the column sums of output rows r, r + 1 share input rows r + 1, r + 2 */
-#pragma unroll
-            for (int j = 0; j < 9; j++) {
-                if (r % 2 == 0) pair.p[j] = add_fma(win[(r + 1) % 3].p[j], win[(r + 2) % 3].p[j]);
-                sums.p[j] = add_fma(r % 2 == 0 ? win[r % 3].p[j] : win[(r + 2) % 3].p[j], pair.p[j]);
-            }
-            given = &sums;
-        }
-        const row_pairs o = median_w16(win[r % 3], win[(r + 1) % 3], win[(r + 2) % 3], FMA, given);
+        const row_pairs o = median_w16(win[r % 3], win[(r + 1) % 3], win[(r + 2) % 3], FMA);
         if (!EDGE || y0 + r < a.height) store_w16<EDGE, CS>(a, y0 + r, x0, o);
     }
 }
@@ -263,15 +252,15 @@ template <int ROWS, int DEPTH, bool EDGE> static __device__ __forceinline__ void
  * fused_half with streaming stores 39.2%, as without. The rows no other tile reads (input rows
  * y0 + 1, y0 + 2) loaded streaming as well (__ldcs): 80.9 and 81.1%, no gain; w16_r8_lb with both
  * 76.7% (h200/run_51bafef, probe rungs not kept). */
-template <int R, bool FMA, int MINB = R == 4 ? 6 : 4, bool CS = false, bool PAIRS = false>
+template <int R, bool FMA, int MINB = R == 4 ? 6 : 4, bool CS = false>
 static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, MINB) median_kernel_w16(bk_args a)
 {
     const int x0 = (blockIdx.x * 32 + threadIdx.x) * 16;
     const int y0 = (blockIdx.y * W16_BLOCK_Y + threadIdx.y) * R; /* the first output row */
     if (x0 >= a.width || y0 >= a.height) return;
     if (x0 >= 16 && x0 + 17 <= a.width && y0 >= 1 && y0 + R + 1 <= a.height)
-        median_tile_w16<R, FMA, false, CS, false, PAIRS>(a, x0, y0);
-    else median_tile_w16<R, FMA, true, CS, false, PAIRS>(a, x0, y0);
+        median_tile_w16<R, FMA, false, CS>(a, x0, y0);
+    else median_tile_w16<R, FMA, true, CS>(a, x0, y0);
 }
 
 template <int ROWS, int DEPTH>
@@ -427,6 +416,7 @@ void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st)
     case MED_W16_RING: launch_ring_w16<4, 3, 7, false>(a, st, &resident[0]); GL_CHECK_LAUNCH(); return;
     case MED_W16_TMA: launch_ring_w16<4, 3, 7, true>(a, st, &resident[1]); GL_CHECK_LAUNCH(); return;
     case MED_W16_TMA_DYN: launch_ring_w16<4, 3, 7, true, true>(a, st, &resident[2]); GL_CHECK_LAUNCH(); return;
+    case MED_W16_TMA_R8: launch_ring_w16<8, 2, 5, true, true>(a, st, &resident[3]); GL_CHECK_LAUNCH(); return;
     default: break;
     }
     static const int rows_of[] = {4, 8, 4, 12, 24, 8, 4, 4, 4, 4, 4}; /* from MED_W16_R4 on */
@@ -439,7 +429,6 @@ void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st)
     else if (r == MED_W16_S12) median_kernel_walk_w16<12, 3><<<grid, block, 0, st>>>(*a);
     else if (r == MED_W16_S24) median_kernel_walk_w16<24, 3><<<grid, block, 0, st>>>(*a);
     else if (r == MED_W16_R8_LB) median_kernel_w16<8, false, 5><<<grid, block, 0, st>>>(*a);
-    else if (r == MED_W16_R4_PS) median_kernel_w16<4, false, 7, true, true><<<grid, block, 0, st>>>(*a);
     else median_kernel_w16<4, false, 7, true><<<grid, block, 0, st>>>(*a); /* MED_W16_R4_CS */
     GL_CHECK_LAUNCH();
 }
