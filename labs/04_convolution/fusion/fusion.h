@@ -42,7 +42,9 @@ typedef enum { BK_GAUSS, BK_MEDIAN, BK_SOBEL, BK_STAGES } bk_stage;
  * MED_W16_R4, _R8, _R4_FMA: a thread a 16 x 4 or 16 x 8 tile, the median of the middles shared or as a sum;
  * MED_W16_S12, _S24: a thread walks a 16-column strip of 12 or 24 rows, 3 rows ahead; MED_W16_R8_LB:
  * _R8 under launch bounds (96 registers, 20 warps an SM); MED_W16_R4_CS: _R4 in 72 registers with
- * streaming stores (median_w16.cu) */
+ * streaming stores; MED_W16_RING, _TMA: _R4_CS with its rows in a shared-memory ring (a bulk copy a
+ * row, a TMA box a tile), tiles dealt round-robin; _TMA_DYN, _TMA_R8: _TMA with tiles dealt by a
+ * counter, 16 x 4 or 16 x 8 a thread (median_w16.cu) */
 typedef enum {
     MED_SCALAR, MED_VECTOR, MED_SHARED, MED_BEST, MED_DPX, MED_DPX_R48, MED_DPX_A6, MED_DPX_R48A6, MED_DPX_R12,
     MED_BULK_R48, MED_BULK_WAVE, MED_W16_R4, MED_W16_R8, MED_W16_R4_FMA, MED_W16_S12,
@@ -92,7 +94,7 @@ void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t s
 void launch_median_budget(const bk_args *a, median_rung r, cudaStream_t st);
 /* rolling_bulk.cu: the bulk-copy rungs (MED_BULK_R48, MED_BULK_WAVE) */
 void launch_median_bulk(const bk_args *a, median_rung r, cudaStream_t st);
-/* median_w16.cu: the thread rungs (MED_W16_R4 .. MED_W16_R4_CS) */
+/* median_w16.cu: the thread rungs (MED_W16_R4 .. MED_W16_TMA_R8) */
 void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st);
 /* median.cu: the median ladder (MED_BEST and beyond through launch_median_best) */
 const char *median_rung_name(median_rung r);

@@ -638,7 +638,10 @@ void median_run(gl_lab *L)
                              "bulk copies, and the same in one wave of taller strips; w16_r4, w16_r8: a thread a 16 x 4 or "
                              "16 x 8 tile, its rows loaded at once, w16_r4_fma: the median of the middles as a sum, "
                              "w16_s12, w16_s24: a thread walking 12 or 24 rows, w16_r8_lb: w16_r8 in 96 registers, "
-                             "w16_r4_cs: w16_r4 in 72 registers with streaming stores); GB/s on 2 bytes per pixel");
+                             "w16_r4_cs: w16_r4 in 72 registers with streaming stores; w16_ring, w16_tma: w16_r4_cs with its rows "
+                             "in a shared-memory ring, one bulk copy a row or one TMA box a tile, tiles dealt "
+                             "round-robin; w16_tma_dyn, w16_tma_r8: w16_tma with the tiles dealt by a counter, "
+                             "16 x 4 or 16 x 8 a thread); GB/s on 2 bytes per pixel");
     pic_size sizes[N_SIZES];
     const int n = picture_sizes(L, sizes);
     for (int s = 0; s < n; s++) {

@@ -273,27 +273,39 @@ static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, 6) median_kernel_walk
     else median_walk_w16<ROWS, DEPTH, true>(a, x0, y0);
 }
 
-/* Lesson (w16_ring, w16_tma: the rows wait in shared memory, not in registers): w16_r4_cs's warps
- * load their 6 rows, wait for DRAM, then compute, so the SM's bytes in flight are what its
- * registers hold, and every warp spends part of its life waiting. Here a block stays on the SM (one
- * wave of resident blocks, tiles dealt round-robin: block b takes tiles b, b + grid, ...) and keeps
- * STAGES tiles of 512 columns x (4R + 2) rows in a ring in shared memory, STAGES - 1 tiles ahead of
- * the one it computes. The warps read their rows from shared memory (the same three loads a row)
- * and compute exactly as w16_r4_cs does, with its streaming stores. Who fills a slot:
- *   w16_ring  one bulk copy a row (cp.async.bulk, rows clamped into the picture by the copies);
- *             ptxas issues them one lane at a time (the copy's operands are uniform registers);
- *   w16_tma   one TMA copy a tile (cp.async.bulk.tensor.2d: the tile is one box of a tensor map
- *             of the picture as 32-bit words; the engine fills rows and columns outside the
- *             picture with zeros, so the edge threads clamp their rows themselves). */
+/* Lesson (w16_ring, w16_tma, w16_tma_dyn, w16_tma_r8: the rows wait in shared memory, not in
+ * registers): w16_r4_cs's warps load their 6 rows, wait for DRAM, then compute, so the SM's bytes
+ * in flight are what its registers hold. Here a block stays on the SM (one wave of resident blocks)
+ * and keeps STAGES tiles of 512 columns x (4R + 2) rows in a ring in shared memory, STAGES - 1
+ * tiles ahead of the one it computes; the warps read their rows from shared memory (the same three
+ * loads a row) and compute exactly as w16_r4_cs does, with its streaming stores.
+ *   w16_ring     one bulk copy a row (cp.async.bulk, rows clamped by the copies; ptxas issues them
+ *                one lane at a time: the copy's operands are uniform registers), tiles dealt
+ *                round-robin (block b takes tiles b, b + grid, ...);
+ *   w16_tma      one TMA copy a tile (cp.async.bulk.tensor.2d: the tile is one box of a tensor map
+ *                of the picture as 32-bit words; the engine fills rows and columns outside the
+ *                picture with zeros, so the edge threads clamp their rows themselves), round-robin;
+ *   w16_tma_dyn  w16_tma with the tiles dealt by a counter: whoever is free takes the next tile;
+ *   w16_tma_r8   w16_tma_dyn with 16 x 8 thread tiles (2 stages, 5 blocks).
+ * Measured at 16384^2 (2026-11-24, % of memcpy; H200: h200/run_62adba4, H100: h100/run_62adba4):
+ * w16_ring 66.5 / 76.5, w16_tma 70.7 / 78.4, w16_tma_dyn 79.0 / 90.0, w16_tma_r8 79.1 / 90.0, against
+ * w16_r4_cs 81.2 / 96.1. Two lessons. A static deal loses a tenth on the H200: ncu of w16_tma (base
+ * clock, h200/run_d35974d) shows 20 of its 28 warps an SM active on average and the SMs active 91%
+ * of the kernel's cycles - SMs do not run at one speed, and a fixed share per block makes the fast
+ * ones wait for the slow; the counter fixes that (+8 points). And the rows waiting in shared memory
+ * gain nothing here: at base clock w16_r4_cs and w16_tma both issue 0.75 instructions a scheduler a
+ * cycle, the median is short of issue slots and ALU (7.22 ALU instructions a pixel), not of bytes in
+ * flight, and the ring adds its own (the barrier a tile, the halo rows read twice from L2). */
 template <int R> struct ring_geom {
     static constexpr int ROWS = W16_BLOCK_Y * R + 2;                             /* a tile's input rows */
     static constexpr unsigned SLOT = (ROWS * RING_ROW + 127) / 128 * 128;         /* TMA: 128-byte aligned slots */
     static constexpr size_t smem(int stages) { return (size_t)stages * (SLOT + 8 + 4); } /* + mbarriers, tile numbers */
 };
 
-/* w16_tma_dyn: the tiles dealt by a counter (the block's thread 0 takes the next tile when it fills
- * a slot and writes its number beside the slot; a number past the last tile ends the block), and
- * the last block out resets the counter for the next launch. */
+/* w16_tma_dyn, w16_tma_r8: the tiles dealt by a counter (the block's thread 0 takes the next tile
+ * when it fills a slot and writes its number beside the slot, where the mbarrier's phase publishes
+ * it; a number past the last tile completes the phase with no bytes and ends the block), and the
+ * last block out resets the counter for the next launch. */
 __device__ unsigned ring_next_tile, ring_blocks_done;
 
 template <int R, bool TMA>
