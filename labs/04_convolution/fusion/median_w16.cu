@@ -340,6 +340,15 @@ static __device__ __forceinline__ void ring_fill_tile(const bk_args &a, const CU
                       (unsigned)(hi - lo), bar);
 }
 
+/* The tile a slot's fill takes (warp 0 calls it): the static deal's `t`, or (DYN) the counter's next,
+ * taken by lane 0 and written beside the slot. */
+template <bool DYN> static __device__ __forceinline__ int ring_take_tile(int t, int *tile_of_slot)
+{
+    if (!DYN) return t;
+    if (threadIdx.x == 0) *tile_of_slot = (int)atomicAdd(&ring_next_tile, 1u);
+    return __shfl_sync(0xffffffffu, threadIdx.x == 0 ? *tile_of_slot : 0, 0);
+}
+
 template <int R, int STAGES, int MINB, bool TMA, bool DYN>
 static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, MINB)
     median_kernel_ring_w16(bk_args a, const __grid_constant__ CUtensorMap map, int tiles_x, int tiles)
@@ -352,11 +361,7 @@ static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, MINB)
         gl_bulk_init(full, STAGES);
 #pragma unroll
         for (int k = 0; k < STAGES; k++) {
-            int t = blockIdx.x + k * gridDim.x;
-            if (DYN) {
-                if (threadIdx.x == 0) tile_of[k] = (int)atomicAdd(&ring_next_tile, 1u);
-                t = __shfl_sync(0xffffffffu, threadIdx.x == 0 ? tile_of[k] : 0, 0);
-            }
+            const int t = ring_take_tile<DYN>(blockIdx.x + k * gridDim.x, &tile_of[k]);
             ring_fill_tile<R, TMA>(a, map, t, tiles_x, tiles, ring + k * G::SLOT, &full[k]);
         }
     }
@@ -380,11 +385,7 @@ static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, MINB)
         }
         __syncthreads(); /* the block's reads of slot s (and its tile number) are done: refill it */
         if (threadIdx.y == 0) {
-            int next = t + STAGES * gridDim.x;
-            if (DYN) {
-                if (threadIdx.x == 0) tile_of[s] = (int)atomicAdd(&ring_next_tile, 1u);
-                next = __shfl_sync(0xffffffffu, threadIdx.x == 0 ? tile_of[s] : 0, 0);
-            }
+            const int next = ring_take_tile<DYN>(t + STAGES * gridDim.x, &tile_of[s]);
             ring_fill_tile<R, TMA>(a, map, next, tiles_x, tiles, ring + s * G::SLOT, &full[s]);
         }
         if (++s == STAGES) s = 0, parity ^= 1;
