@@ -251,7 +251,10 @@ template <int ROWS, int DEPTH, bool EDGE> static __device__ __forceinline__ void
  * 80.8-81.3% in four runs (h200/run_ef77da7); in 64 registers (8 blocks, 152 bytes spilled) 74.1%;
  * fused_half with streaming stores 39.2%, as without. The rows no other tile reads (input rows
  * y0 + 1, y0 + 2) loaded streaming as well (__ldcs): 80.9 and 81.1%, no gain; w16_r8_lb with both
- * 76.7% (h200/run_51bafef, probe rungs not kept). */
+ * 76.7% (h200/run_51bafef, probe rungs not kept). Two or three tiles a thread, L2 or L1 prefetches,
+ * the block's rows staged by cp.async: 69-80% (h200/run_2052c42, probes not kept; the handout's
+ * "What holds the H200 median at 81%"): with 28 warps an SM the median cannot hide DRAM's latency
+ * behind its ~200 instructions a row (tools/probes/median_pattern.cu). */
 template <int R, bool FMA, int MINB = R == 4 ? 6 : 4, bool CS = false>
 static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, MINB) median_kernel_w16(bk_args a)
 {
