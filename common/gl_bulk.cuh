@@ -16,6 +16,7 @@
  *   gl_bulk_init(bar, slots);                     once, before the first fill (after any zeroing
  *                                                 of the slots: it orders those writes before the copies)
  *   gl_bulk_fill(slot, src, bytes, &bar[s]);      src and slot 16-byte aligned, bytes % 16 == 0
+ *   gl_bulk_fill_rows(...)                        a block's tile of rows, one barrier (below)
  *   gl_bulk_wait(&bar[s], parity);                parity: the slot's fill count - 1, mod 2
  * Every fill must be waited on before the block exits. */
 #ifndef GL_BULK_CUH
@@ -51,6 +52,24 @@ static __device__ __forceinline__ void gl_bulk_init(uint64_t *bar, int slots)
     __syncwarp();
 }
 
+#if GL_BULK_ASYNC
+/* The two PTX steps every fill takes (one lane): the barrier expects `bytes` more this phase (and
+ * counts this lane's arrival), and one bulk copy of `bytes` from src to dst completes them on bar. */
+static __device__ __forceinline__ void gl_bar_arrive_expect_tx(uint64_t *bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"((unsigned)__cvta_generic_to_shared(bar)),
+                 "r"(bytes)
+                 : "memory");
+}
+static __device__ __forceinline__ void gl_bulk_copy(void *dst, const void *src, unsigned bytes, uint64_t *bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(dst)),
+                 "l"(src), "r"(bytes), "r"((unsigned)__cvta_generic_to_shared(bar))
+                 : "memory");
+}
+#endif
+
 /* Refill a slot: the warp's reads of its previous row are done (__syncwarp) before the copy
  * writes it. */
 static __device__ __forceinline__ void gl_bulk_fill(void *slot, const void *src, unsigned bytes, uint64_t *bar)
@@ -58,12 +77,9 @@ static __device__ __forceinline__ void gl_bulk_fill(void *slot, const void *src,
     __syncwarp();
 #if GL_BULK_ASYNC
     if ((threadIdx.x & 31) == 0) {
-        const unsigned dst = (unsigned)__cvta_generic_to_shared(slot), b = (unsigned)__cvta_generic_to_shared(bar);
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); /* the generic reads before the async write */
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(b), "r"(bytes) : "memory");
-        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
-                     "l"(src), "r"(bytes), "r"(b)
-                     : "memory");
+        gl_bar_arrive_expect_tx(bar, bytes);
+        gl_bulk_copy(slot, src, bytes, bar);
     }
 #else
     (void)bar;
@@ -99,18 +115,10 @@ static __device__ __forceinline__ void gl_bulk_fill_rows(uint8_t *dst, unsigned 
 #if GL_BULK_ASYNC
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); /* the block's reads of the slot (before the
                                                                       caller's __syncthreads) before the copies */
-    if (lane == 0)
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"((unsigned)__cvta_generic_to_shared(bar)),
-                     "r"((unsigned)rows * bytes)
-                     : "memory");
+    if (lane == 0) gl_bar_arrive_expect_tx(bar, (unsigned)rows * bytes);
     __syncwarp();
-    for (int i = lane; i < rows; i += 32) {
-        const int y = min(max(y0 + i, 0), height - 1);
-        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
-                         (unsigned)__cvta_generic_to_shared(dst + (size_t)i * stride)),
-                     "l"(src + (size_t)y * pitch), "r"(bytes), "r"((unsigned)__cvta_generic_to_shared(bar))
-                     : "memory");
-    }
+    for (int i = lane; i < rows; i += 32)
+        gl_bulk_copy(dst + (size_t)i * stride, src + (size_t)min(max(y0 + i, 0), height - 1) * pitch, bytes, bar);
 #else
     (void)bar;
     for (int i = 0; i < rows; i++) {

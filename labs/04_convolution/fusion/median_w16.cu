@@ -328,8 +328,7 @@ static __device__ __forceinline__ void ring_fill_tile(const bk_args &a, const CU
         if (threadIdx.x == 0) {
             const unsigned b = (unsigned)__cvta_generic_to_shared(bar);
             asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(b), "r"(ring_geom<R>::ROWS * RING_ROW)
-                         : "memory");
+            gl_bar_arrive_expect_tx(bar, ring_geom<R>::ROWS * RING_ROW);
             asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, "
                          "%4}], [%2];\n" ::"r"((unsigned)__cvta_generic_to_shared(slot)),
                          "l"(&map), "r"(b), "r"((xb - 16) / 4), "r"(y0 - 1)
