@@ -641,7 +641,9 @@ void median_run(gl_lab *L)
                              "w16_r4_cs: w16_r4 in 72 registers with streaming stores; w16_ring, w16_tma: w16_r4_cs with its rows "
                              "in a shared-memory ring, one bulk copy a row or one TMA box a tile, tiles dealt "
                              "round-robin; w16_tma_dyn, w16_tma_r8: w16_tma with the tiles dealt by a counter, "
-                             "16 x 4 or 16 x 8 a thread); GB/s on 2 bytes per pixel");
+                             "16 x 4 or 16 x 8 a thread; w16_lean: w16_r4_cs with the compiler's extra IMADs "
+                             "taken out and its rows in flight at once; w16_keys: w16_lean on 16-bit keys, "
+                             "ALU work moved to the FMA pipe); GB/s on 2 bytes per pixel");
     pic_size sizes[N_SIZES];
     const int n = picture_sizes(L, sizes);
     for (int s = 0; s < n; s++) {

@@ -146,20 +146,27 @@ static __device__ __forceinline__ row_pairs median_w16(const row_pairs &a, const
 
 /* One output row: byte 0 of each half, gathered by four byte permutes a 4 registers; the right
  * edge's thread stores the bytes inside the picture. */
-template <bool EDGE, bool CS = false> static __device__ __forceinline__ void store_w16(const bk_args &a, int y, int x0, const row_pairs &o)
+static __device__ __forceinline__ uint4 pack_w16(const unsigned (&o)[9], unsigned bytes = 0x6240)
 {
     unsigned w[4];
 #pragma unroll
     for (int k = 0; k < 2; k++) { /* registers 4k .. 4k + 3: pixels 4k .. 4k + 3 and 8 + 4k .. */
-        const unsigned s = __byte_perm(o.p[4 * k], o.p[4 * k + 1], 0x6240);     /* 4k, 4k+1, 8+4k, 9+4k */
-        const unsigned t = __byte_perm(o.p[4 * k + 2], o.p[4 * k + 3], 0x6240); /* 4k+2, 4k+3, 10+4k, 11+4k */
+        const unsigned s = __byte_perm(o[4 * k], o[4 * k + 1], bytes);     /* 4k, 4k+1, 8+4k, 9+4k */
+        const unsigned t = __byte_perm(o[4 * k + 2], o[4 * k + 3], bytes); /* 4k+2, 4k+3, 10+4k, 11+4k */
         w[k] = __byte_perm(s, t, 0x5410);
         w[k + 2] = __byte_perm(s, t, 0x7632);
     }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+template <bool EDGE, bool CS = false> static __device__ __forceinline__ void store_w16(const bk_args &a, int y, int x0, const row_pairs &o)
+{
+    const uint4 v = pack_w16(o.p);
+    const unsigned w[4] = {v.x, v.y, v.z, v.w};
     uint8_t *dst = a.out + (size_t)y * a.pitch + x0;
     if (!EDGE || x0 + 16 <= a.width) {
-        if (CS) __stcs((uint4 *)dst, make_uint4(w[0], w[1], w[2], w[3])); /* st.global.cs: evict first */
-        else *(uint4 *)dst = make_uint4(w[0], w[1], w[2], w[3]);
+        if (CS) __stcs((uint4 *)dst, v); /* st.global.cs: evict first */
+        else *(uint4 *)dst = v;
     } else {
 #pragma unroll
         for (int j = 0; j < 16; j++)
@@ -424,6 +431,205 @@ template <int R, int STAGES, int MINB, bool TMA, bool DYN = false> static void l
     kernel<<<min(tiles, *resident), dim3(32, W16_BLOCK_Y), smem, st>>>(*a, map, tiles_x, tiles);
 }
 
+/* Lesson (w16_lean, w16_keys: the median within the ALU budget of the H200; measured in the handout,
+ * "What held the H200 median at 81%"). w16_r4_cs's SASS says three things its source does not:
+ *   - ptxas does not issue the 6 rows at once: it loads 4, computes two output rows and only then
+ *     loads the last 2 (to stay in 72 registers), so a thread waits for DRAM twice;
+ *   - each column's middle takes 5 IMADs, not 4: NVVM reassociates add_fma(add_fma(a, b), c) into
+ *     ((a * 1 + b) * 1 + 0) and adds c later - 36 IMADs a thread;
+ *   - the rows' addresses are 64-bit IADD3 pairs on the ALU pipe, the pipe that binds.
+ * w16_lean: every IMAD one mad.lo of inline PTX, which neither NVVM nor ptxas reorders; b + c summed
+ * once for the two output rows that share them (3.5 IMADs a column a row, not 5); and rows 3 and 4
+ * tied to row 0 (tie_rows), so that all but the last row are in flight at once: 8% fewer
+ * instructions than w16_r4_cs, and less than a point faster - the IMADs were not what bound.
+ * w16_keys: the same, with ALU work moved to the FMA pipe. A 16-bit half holds a key, 256 x the pixel
+ * plus any byte below it: keys compare by the pixel first, so the median of 9 keys is the key of a
+ * median pixel whatever the low bytes hold, and the sums and differences of the middles stay exact.
+ * Keys unpack with half the byte permutes (two registers of four are the other two x 256: IMADs), and
+ * with the neighbour columns in two registers of one key each (pixel -1 in the low half, pixel 16 in
+ * the high half, zeros beside), the neighbours at the ends of a row are one IMAD each, not a byte
+ * permute: 98.5 ALU instructions a row of 16 pixels where w16_r4_cs takes 108. */
+static __device__ __forceinline__ unsigned imad_pin(unsigned a, unsigned k, unsigned b)
+{
+    unsigned d;
+    asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(k), "r"(b));
+    return d;
+}
+static __device__ __forceinline__ const uint8_t *step_rows(const uint8_t *p, unsigned pitch, unsigned one)
+{
+    const uint8_t *d;
+    asm("mad.wide.u32 %0, %1, %2, %3;" : "=l"(d) : "r"(pitch), "r"(one), "l"(p));
+    return d;
+}
+
+/* fetch_row_w16's fast path at a pointer stepped by step_rows: the loads say ld.global themselves,
+ * since a pointer out of inline PTX is a generic one to the compiler (LD, not LDG). */
+static __device__ __forceinline__ row_w16 fetch_row_global(const uint8_t *at)
+{
+    row_w16 r;
+    asm("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(r.w[0]), "=r"(r.w[1]), "=r"(r.w[2]), "=r"(r.w[3]) : "l"(at));
+    asm("ld.global.u32 %0, [%1+-4];" : "=r"(r.left) : "l"(at));
+    asm("ld.global.u32 %0, [%1+16];" : "=r"(r.right) : "l"(at));
+    return r;
+}
+
+/* Rows 3 .. last tied to row 0: its first word plus each of their loads' words times a zero the
+ * compiler cannot see (blockDim.x >> 6: the blocks are 32 wide), one IMAD a load. Row 0's first use
+ * then waits for those loads, so ptxas issues them with rows 0 .. 2, before any arithmetic. The
+ * last row (5) stays free: ptxas loads it a third of the way in, long before output row 3 needs it,
+ * and the registers it would hold meanwhile keep the kernel in 72 without a spill. */
+template <int N> static __device__ __forceinline__ void tie_rows(row_w16 (&raw)[N], int last)
+{
+    const unsigned zero = blockDim.x >> 6;
+    unsigned t = raw[0].w[0];
+#pragma unroll
+    for (int i = 3; i <= last; i++) {
+        unsigned d;
+        asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(raw[i].w[0]), "r"(zero), "r"(t));
+        asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(t) : "r"(raw[i].left), "r"(zero), "r"(d));
+        asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(raw[i].right), "r"(zero), "r"(t));
+        t = d;
+    }
+    raw[0].w[0] = t;
+}
+
+typedef struct {
+    unsigned one, minus; /* 1 and -1 that the compiler cannot see (unit_fma) */
+} lean_units;
+
+/* The middle of three as the sum (`sum`: a + b + c) minus the smallest and the largest: 2 IMADs. */
+static __device__ __forceinline__ unsigned mid_of_sum(unsigned sum, unsigned lo, unsigned hi, lean_units u)
+{
+    return imad_pin(hi, u.minus, imad_pin(lo, u.minus, sum));
+}
+
+/* A row of w16_lean (KEYS false: unpack_w16's 9 registers, 257 x the pixel in each half) or of
+ * w16_keys (KEYS true: 10 registers of keys): p[j] pixels (j, j + 8) for j < 8; the neighbours
+ * p[8] (pixel -1, 0) and p[9] (0, pixel 16). */
+template <bool KEYS> struct lean_row {
+    unsigned p[KEYS ? 10 : 9];
+};
+
+/* Keys: words w[k] and w[k + 2] give registers 4k + 1 and 4k + 3 by a byte permute each (each
+ * pixel's byte and the byte below it), and 4k, 4k + 2 as those x 256 (the byte below moves up:
+ * an IMAD); pixel -1 is byte 3 of `left` (high 16 bits of it: IMAD.HI), pixel 16 byte 0 of `right`
+ * (x 2^24). 2 byte permutes a 4 registers, not 4, and none for the neighbours. */
+template <bool KEYS> static __device__ __forceinline__ lean_row<KEYS> unpack_lean(const row_w16 &r)
+{
+    lean_row<KEYS> o;
+    if (!KEYS) {
+        const row_pairs q = unpack_w16(r);
+#pragma unroll
+        for (int j = 0; j < 9; j++) o.p[j] = q.p[j];
+    } else {
+#pragma unroll
+        for (int k = 0; k < 2; k++) {
+            o.p[4 * k + 1] = __byte_perm(r.w[k], r.w[k + 2], 0x5410); /* bytes 0, 1 | 0, 1 */
+            o.p[4 * k + 3] = __byte_perm(r.w[k], r.w[k + 2], 0x7632); /* bytes 2, 3 | 2, 3 */
+            o.p[4 * k] = o.p[4 * k + 1] * 256u;
+            o.p[4 * k + 2] = o.p[4 * k + 3] * 256u;
+        }
+        o.p[KEYS ? 8 : 0] = __umulhi(r.left, 65536u); /* (pixel -1 over byte 2 of left, 0) */
+        o.p[KEYS ? 9 : 0] = r.right * 16777216u;       /* (0, pixel 16 in the top byte) */
+    }
+    return o;
+}
+
+/* Register j's neighbours one pixel left (pixels j - 1, j + 7) and right (j + 1, j + 9): register
+ * j - 1 or j + 1, but at the ends a byte permute (w16_lean) or (keys) one instruction that adds
+ * the other half to the neighbours' register: (pixel -1, 0) + (pixel 7 << 16) is an IMAD;
+ * (pixel 8 >> 16) + (0, pixel 16) is a mad.hi, which ptxas makes a shift-add (LEA.HI, ALU pipe). */
+template <bool KEYS> static __device__ __forceinline__ unsigned lean_left(const lean_row<KEYS> &v, int j)
+{
+    if (j > 0) return v.p[j - 1];
+    if (!KEYS) return __byte_perm(v.p[8], v.p[7], 0x5410);
+    unsigned d;
+    asm("mad.lo.u32 %0, %1, 65536, %2;" : "=r"(d) : "r"(v.p[7]), "r"(v.p[8]));
+    return d;
+}
+template <bool KEYS> static __device__ __forceinline__ unsigned lean_right(const lean_row<KEYS> &v, int j)
+{
+    if (j < 7) return v.p[j + 1];
+    if (!KEYS) return __byte_perm(v.p[0], v.p[8], 0x7632);
+    unsigned d;
+    asm("mad.hi.u32 %0, %1, 65536, %2;" : "=r"(d) : "r"(v.p[0]), "r"(v.p[KEYS ? 9 : 0]));
+    return d;
+}
+
+/* The column sorts of output row (a above, b, c), with bc = b + c shared with the row below. */
+template <bool KEYS>
+static __device__ __forceinline__ void column_sorts_lean(const lean_row<KEYS> &a, const lean_row<KEYS> &b, const lean_row<KEYS> &c,
+                                                         const lean_row<KEYS> &bc, lean_units u, lean_row<KEYS> &lo,
+                                                         lean_row<KEYS> &mi, lean_row<KEYS> &hi)
+{
+#pragma unroll
+    for (int j = 0; j < (KEYS ? 10 : 9); j++) {
+        lo.p[j] = min3u2(a.p[j], b.p[j], c.p[j]);
+        hi.p[j] = max3u2(a.p[j], b.p[j], c.p[j]);
+        mi.p[j] = mid_of_sum(imad_pin(a.p[j], u.one, bc.p[j]), lo.p[j], hi.p[j], u);
+    }
+}
+
+/* The rest of median_w16 (fma = false) on the sorted columns, and the 16 output bytes. */
+template <bool KEYS>
+static __device__ __forceinline__ uint4 median_finish_lean(const lean_row<KEYS> &lo, const lean_row<KEYS> &mi,
+                                                           const lean_row<KEYS> &hi, lean_units u)
+{
+    unsigned o[9];
+#pragma unroll
+    for (int j = 0; j < 8; j += 2) {
+        unsigned mid_mi[2];
+        middles_median2(lean_left(mi, j), mi.p[j], mi.p[j + 1], lean_right(mi, j + 1), mid_mi);
+#pragma unroll
+        for (int i = 0; i < 2; i++) {
+            const int k = j + i;
+            const unsigned big_lo = max3u2(lean_left(lo, k), lo.p[k], lean_right(lo, k));
+            const unsigned small_hi = min3u2(lean_left(hi, k), hi.p[k], lean_right(hi, k));
+            const unsigned sum = imad_pin(imad_pin(big_lo, u.one, mid_mi[i]), u.one, small_hi);
+            o[k] = mid_of_sum(sum, min3u2(big_lo, mid_mi[i], small_hi), max3u2(big_lo, mid_mi[i], small_hi), u);
+        }
+    }
+    return pack_w16(o, KEYS ? 0x7351 : 0x6240); /* the pixels: bytes 0 and 2 (x 257) or 1 and 3 (keys) */
+}
+
+/* w16_r4_cs's tile, blocks and streaming stores; the edge threads take its clamped path. */
+template <bool KEYS> static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, 7) median_kernel_lean(bk_args a)
+{
+    const int x0 = (blockIdx.x * 32 + threadIdx.x) * 16;
+    const int y0 = (blockIdx.y * W16_BLOCK_Y + threadIdx.y) * 4;
+    if (x0 >= a.width || y0 >= a.height) return;
+    if (!(x0 >= 16 && x0 + 17 <= a.width && y0 >= 1 && y0 + 5 <= a.height)) {
+        median_tile_w16<4, false, true, true>(a, x0, y0);
+        return;
+    }
+    const lean_units u = {unit_fma(), (unsigned)(-(int)blockDim.x >> 5)};
+    const unsigned pitch = (unsigned)a.pitch;
+    const uint8_t *in = a.in + (size_t)(y0 - 1) * a.pitch + x0;
+    row_w16 raw[6];
+#pragma unroll
+    for (int i = 0; i < 6; i++) {
+        raw[i] = fetch_row_global(in);
+        if (i < 5) in = step_rows(in, pitch, u.one);
+    }
+    tie_rows(raw, 4);
+    uint8_t *out = a.out + (size_t)y0 * a.pitch + x0;
+    lean_row<KEYS> r0 = unpack_lean<KEYS>(raw[0]), r1 = unpack_lean<KEYS>(raw[1]);
+#pragma unroll
+    for (int r = 0; r < 4; r += 2) { /* output rows r (input rows r .. r + 2) and r + 1 (r + 1 .. r + 3) */
+        const lean_row<KEYS> r2 = unpack_lean<KEYS>(raw[r + 2]), r3 = unpack_lean<KEYS>(raw[r + 3]);
+        lean_row<KEYS> bc, lo, mi, hi;
+#pragma unroll
+        for (int j = 0; j < (KEYS ? 10 : 9); j++) bc.p[j] = imad_pin(r1.p[j], u.one, r2.p[j]);
+        column_sorts_lean<KEYS>(r0, r1, r2, bc, u, lo, mi, hi);
+        __stcs((uint4 *)out, median_finish_lean<KEYS>(lo, mi, hi, u));
+        out = (uint8_t *)step_rows(out, pitch, u.one);
+        column_sorts_lean<KEYS>(r3, r1, r2, bc, u, lo, mi, hi);
+        __stcs((uint4 *)out, median_finish_lean<KEYS>(lo, mi, hi, u));
+        if (r == 0) out = (uint8_t *)step_rows(out, pitch, u.one);
+        r0 = r2, r1 = r3;
+    }
+}
+
 void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st)
 {
     static int resident[4];
@@ -432,6 +638,14 @@ void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st)
     case MED_W16_TMA: launch_ring_w16<4, 3, 7, true>(a, st, &resident[1]); GL_CHECK_LAUNCH(); return;
     case MED_W16_TMA_DYN: launch_ring_w16<4, 3, 7, true, true>(a, st, &resident[2]); GL_CHECK_LAUNCH(); return;
     case MED_W16_TMA_R8: launch_ring_w16<8, 2, 5, true, true>(a, st, &resident[3]); GL_CHECK_LAUNCH(); return;
+    case MED_W16_LEAN:
+    case MED_W16_KEYS: {
+        const dim3 grid((unsigned)((a->width + 511) / 512), (unsigned)((a->height + 4 * W16_BLOCK_Y - 1) / (4 * W16_BLOCK_Y)));
+        if (r == MED_W16_LEAN) median_kernel_lean<false><<<grid, dim3(32, W16_BLOCK_Y), 0, st>>>(*a);
+        else median_kernel_lean<true><<<grid, dim3(32, W16_BLOCK_Y), 0, st>>>(*a);
+        GL_CHECK_LAUNCH();
+        return;
+    }
     default: break;
     }
     static const int rows_of[] = {4, 8, 4, 12, 24, 8, 4, 4, 4, 4, 4}; /* from MED_W16_R4 on */
