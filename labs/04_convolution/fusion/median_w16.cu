@@ -188,7 +188,9 @@ static __device__ __forceinline__ row_pairs tile_row_w16(const bk_args &a, const
 }
 
 /* The thread's R output rows from its R + 2 input rows, all loaded from the picture before the
- * first output (R + 2 loads in flight a thread, none held by a walk), each unpacked once. */
+ * first output in the source, each unpacked once. ptxas may sink the last loads to save registers:
+ * in 72 registers (w16_r4_cs) it loads rows 4 and 5 after two output rows, so the thread waits for
+ * DRAM twice (w16_lean's tie_rows holds them up front). */
 template <int R, bool FMA, bool EDGE, bool CS = false, bool RING = false>
 static __device__ __forceinline__ void median_tile_w16(const bk_args &a, int x0, int y0, const uint8_t *ring = nullptr)
 {
@@ -260,8 +262,8 @@ template <int ROWS, int DEPTH, bool EDGE> static __device__ __forceinline__ void
  * y0 + 1, y0 + 2) loaded streaming as well (__ldcs): 80.9 and 81.1%, no gain; w16_r8_lb with both
  * 76.7% (h200/run_51bafef, probe rungs not kept). Two or three tiles a thread, L2 or L1 prefetches,
  * the block's rows staged by cp.async: 69-80% (h200/run_2052c42, probes not kept; the handout's
- * "What holds the H200 median at 81%"): with 28 warps an SM the median cannot hide DRAM's latency
- * behind its ~200 instructions a row (tools/probes/median_pattern.cu). */
+ * "What holds the H200 median at 81%"). What held it was its ALU instructions and its loads in two
+ * batches (w16_lean, w16_keys below). */
 template <int R, bool FMA, int MINB = R == 4 ? 6 : 4, bool CS = false>
 static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, MINB) median_kernel_w16(bk_args a)
 {
@@ -432,7 +434,7 @@ template <int R, int STAGES, int MINB, bool TMA, bool DYN = false> static void l
 }
 
 /* Lesson (w16_lean, w16_keys: the median within the ALU budget of the H200; measured in the handout,
- * "What held the H200 median at 81%"). w16_r4_cs's SASS says three things its source does not:
+ * "The keys: the H200 median at 85%"). w16_r4_cs's SASS says three things its source does not:
  *   - ptxas does not issue the 6 rows at once: it loads 4, computes two output rows and only then
  *     loads the last 2 (to stay in 72 registers), so a thread waits for DRAM twice;
  *   - each column's middle takes 5 IMADs, not 4: NVVM reassociates add_fma(add_fma(a, b), c) into
@@ -441,14 +443,16 @@ template <int R, int STAGES, int MINB, bool TMA, bool DYN = false> static void l
  * w16_lean: every IMAD one mad.lo of inline PTX, which neither NVVM nor ptxas reorders; b + c summed
  * once for the two output rows that share them (3.5 IMADs a column a row, not 5); and rows 3 and 4
  * tied to row 0 (tie_rows), so that all but the last row are in flight at once: 8% fewer
- * instructions than w16_r4_cs, and less than a point faster - the IMADs were not what bound.
+ * instructions than w16_r4_cs and 2.5 points faster on the H200 (83.6 against 81.1% of memcpy,
+ * h200/run_0a5eda2), with the same 7.22 ALU instructions a pixel: the ALU pipe binds.
  * w16_keys: the same, with ALU work moved to the FMA pipe. A 16-bit half holds a key, 256 x the pixel
  * plus any byte below it: keys compare by the pixel first, so the median of 9 keys is the key of a
  * median pixel whatever the low bytes hold, and the sums and differences of the middles stay exact.
  * Keys unpack with half the byte permutes (two registers of four are the other two x 256: IMADs), and
  * with the neighbour columns in two registers of one key each (pixel -1 in the low half, pixel 16 in
- * the high half, zeros beside), the neighbours at the ends of a row are one IMAD each, not a byte
- * permute: 98.5 ALU instructions a row of 16 pixels where w16_r4_cs takes 108. */
+ * the high half, zeros beside), the neighbours at the ends of a row are one instruction each, not
+ * a byte permute (an IMAD at the left end; ptxas makes the right end's mad.hi a LEA.HI, still ALU): 98.5 ALU instructions a row of 16 pixels where w16_r4_cs takes 108 (SASS), 6.69 a pixel
+ * by ncu against 7.22. 85.2% of memcpy on the H200 and 97.1% on the H100 (run_0a5eda2). */
 static __device__ __forceinline__ unsigned imad_pin(unsigned a, unsigned k, unsigned b)
 {
     unsigned d;
