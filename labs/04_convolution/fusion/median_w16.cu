@@ -459,6 +459,10 @@ static __device__ __forceinline__ unsigned imad_pin(unsigned a, unsigned k, unsi
     asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(k), "r"(b));
     return d;
 }
+/* The next row's pointer as one mad.wide of inline PTX. ptxas still makes it a 64-bit IADD3 pair
+ * (the SASS in run_0a5eda2), so it saves no ALU instruction; it stays because the same steps as
+ * plain pointer arithmetic cost w16_keys a 4-byte spill at 72 registers (CUDA 13.0), and a spill
+ * here costs points (the handout's "What did not pay"). */
 static __device__ __forceinline__ const uint8_t *step_rows(const uint8_t *p, unsigned pitch, unsigned one)
 {
     const uint8_t *d;
@@ -511,7 +515,7 @@ static __device__ __forceinline__ unsigned mid_of_sum(unsigned sum, unsigned lo,
  * w16_keys (KEYS true: 10 registers of keys): p[j] pixels (j, j + 8) for j < 8; the neighbours
  * p[8] (pixel -1, 0) and p[9] (0, pixel 16). */
 template <bool KEYS> struct lean_row {
-    unsigned p[KEYS ? 10 : 9];
+    unsigned p[10]; /* w16_lean uses 9 */
 };
 
 /* Keys: words w[k] and w[k + 2] give registers 4k + 1 and 4k + 3 by a byte permute each (each
@@ -533,8 +537,8 @@ template <bool KEYS> static __device__ __forceinline__ lean_row<KEYS> unpack_lea
             o.p[4 * k] = o.p[4 * k + 1] * 256u;
             o.p[4 * k + 2] = o.p[4 * k + 3] * 256u;
         }
-        o.p[KEYS ? 8 : 0] = __umulhi(r.left, 65536u); /* (pixel -1 over byte 2 of left, 0) */
-        o.p[KEYS ? 9 : 0] = r.right * 16777216u;       /* (0, pixel 16 in the top byte) */
+        o.p[8] = __umulhi(r.left, 65536u); /* (pixel -1 over byte 2 of left, 0) */
+        o.p[9] = r.right * 16777216u;       /* (0, pixel 16 in the top byte) */
     }
     return o;
 }
@@ -556,7 +560,7 @@ template <bool KEYS> static __device__ __forceinline__ unsigned lean_right(const
     if (j < 7) return v.p[j + 1];
     if (!KEYS) return __byte_perm(v.p[0], v.p[8], 0x7632);
     unsigned d;
-    asm("mad.hi.u32 %0, %1, 65536, %2;" : "=r"(d) : "r"(v.p[0]), "r"(v.p[KEYS ? 9 : 0]));
+    asm("mad.hi.u32 %0, %1, 65536, %2;" : "=r"(d) : "r"(v.p[0]), "r"(v.p[9]));
     return d;
 }
 
