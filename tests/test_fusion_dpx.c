@@ -9,7 +9,7 @@
  * with the reference (fusion_reference.c) bit for bit, on random, flat and black-and-white pictures
  * at odd sizes down to 1 x 1. The lanes, shuffles and strips are the rolling kernels' own (unchanged
  * and checked on the GPU); what this proves is the arithmetic: the scaled gauss, the median through
- * a floor, the middle of three as a sum, and the biased diagonal sobel. */
+ * a floor, the middle of three as a sum and as an XOR (fused_xor), and the biased diagonal sobel. */
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
@@ -31,6 +31,8 @@ static u32 per_half(u32 a, u32 b, u32 c, int take_max)
 static u32 min3u2(u32 a, u32 b, u32 c) { return per_half(a, b, c, 0); }
 static u32 max3u2(u32 a, u32 b, u32 c) { return per_half(a, b, c, 1); }
 static u32 mid3u2(u32 a, u32 b, u32 c) { return a + b + c - min3u2(a, b, c) - max3u2(a, b, c); }
+/* fused_xor's middle of three (rolling.cuh mid3_xor): the XOR of the three and of their min and max. */
+static u32 mid3_xor(u32 a, u32 b, u32 c) { return a ^ b ^ c ^ min3u2(a, b, c) ^ max3u2(a, b, c); }
 static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 /* __byte_perm(x, y, s): result byte i is byte (s >> 4 i) & 7 of the pair (x: bytes 0-3, y: 4-7). */
@@ -266,8 +268,36 @@ static void test_pixel_dpx(void)
     CHECK(bad == 0, "px_fused_gray_dpx: %lld of 2^24 colours differ from the five stages", bad);
 }
 
+/* mid3_xor against mid3u2 and against a per-half sort: random halves, ties (equal halves) and the ends of
+ * the 16-bit range, where a wrong identity would show. */
+static void test_mid3_xor(unsigned seed)
+{
+    srand(seed);
+    static const u32 edge[] = {0, 1, 0x7fff, 0x8000, 0xfffe, 0xffff};
+    for (int i = 0; i < 2000; i++) {
+        u32 v[3];
+        for (int k = 0; k < 3; k++) {
+            const u32 lo = i & 1 ? edge[rand() % 6] : (u32)rand() & 0xffffu;
+            const u32 hi = i & 2 ? (u32)rand() % 3 : (u32)rand() & 0xffffu; /* small: many ties */
+            v[k] = lo | hi << 16;
+        }
+        u32 want = 0;
+        for (int h = 0; h < 2; h++) {
+            u32 x = half(v[0], h), y = half(v[1], h), z = half(v[2], h), t;
+            if (x > y) t = x, x = y, y = t;
+            if (y > z) t = y, y = z, z = t;
+            if (x > y) t = x, x = y, y = t;
+            want |= y << (16 * h);
+        }
+        const u32 got = mid3_xor(v[0], v[1], v[2]);
+        CHECK(got == want && got == mid3u2(v[0], v[1], v[2]), "mid3_xor(%08x, %08x, %08x) = %08x, want %08x", v[0],
+              v[1], v[2], got, want);
+    }
+}
+
 int main(void)
 {
+    test_mid3_xor(7u);
     test_pixel_dpx();
     static const int widths[] = {1, 2, 3, 5, 61, 119, 120, 121, 127, 128, 129, 239, 240, 241, 247, 248, 249, 257, 480, 4093};
     for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++)

@@ -8,15 +8,27 @@
 #include <cstdio>
 #include "probe_timing.cuh"
 
-enum { VMIN2, VMIN3, IADD3, PRMT, IMAD, HMIN2, FMIN, LOP3, VIADDMIN, HFMA2, DP4A, MIX_VMIN3_IMAD, MIX_VMIN2_HMIN2, MIX_VMIN3_HMIN2, NOPS };
+enum { VMIN2, VMIN3, IADD3, PRMT, IMAD, HMIN2, FMIN, LOP3, VIADDMIN, HFMA2, DP4A, MIX_VMIN3_IMAD, MIX_VMIN2_HMIN2, MIX_VMIN3_HMIN2,
+       FFMA, HADD2, MIX_VMIN2_IMADI, MIX_VMIN3_IMADI, MIX_VMIN2_HADD2, MIX_VMIN3_HADD2, MIX_VMIN2_FFMA, MIX_LOP3_IMAD, NOPS };
 static const char *names[NOPS] = {"VIMNMX.U16x2 (__vminu2)", "VIMNMX3.U16x2 (__vimin3_u16x2)", "IADD3", "PRMT (__byte_perm)",
                                   "IMAD", "HMNMX2 (__hmin2)", "FMNMX (fminf)", "LOP3", "VIADDMNMX (__viaddmin_u16x2)",
-                                  "HFMA2", "IDP4A", "VIMNMX3 + IMAD", "VIMNMX + HMNMX2", "VIMNMX3 + HMNMX2"};
+                                  "HFMA2", "IDP4A", "VIMNMX3 + IMAD", "VIMNMX + HMNMX2", "VIMNMX3 + HMNMX2",
+                                  "FFMA", "HADD2", "VIMNMX + IMAD (x immediate)", "VIMNMX3 + IMAD (x immediate)",
+                                  "VIMNMX + HADD2", "VIMNMX3 + HADD2", "VIMNMX + FFMA", "LOP3 + IMAD"};
 
 static __device__ __forceinline__ unsigned hmin(unsigned a, unsigned b)
 {
     __half2 x = *(__half2 *)&a, y = *(__half2 *)&b, r = __hmin2(x, y);
     return *(unsigned *)&r;
+}
+static __device__ __forceinline__ unsigned hadd(unsigned a, unsigned b)
+{
+    __half2 x = *(__half2 *)&a, y = *(__half2 *)&b, r = __hadd2(x, y);
+    return *(unsigned *)&r;
+}
+static __device__ __forceinline__ unsigned ffma(unsigned a, unsigned b, unsigned c)
+{
+    return __float_as_uint(__fmaf_rn(__uint_as_float(a), __uint_as_float(b), __uint_as_float(c)));
 }
 static __device__ __forceinline__ unsigned hfma(unsigned a, unsigned b, unsigned c)
 {
@@ -39,6 +51,14 @@ template <int OP> static __device__ __forceinline__ unsigned op(unsigned a, unsi
     if (OP == DP4A) return __dp4a(a, b, c);
     if (OP == MIX_VMIN3_IMAD) return k & 1 ? a * b + c : __vimin3_u16x2(a, b, c);
     if (OP == MIX_VMIN2_HMIN2) return k & 1 ? hmin(a, b) : __vminu2(a, b);
+    if (OP == FFMA) return ffma(a, b, c);
+    if (OP == HADD2) return hadd(a, b);
+    if (OP == MIX_VMIN2_IMADI) return k & 1 ? a * 0x10001u + c : __vminu2(a, b);
+    if (OP == MIX_VMIN3_IMADI) return k & 1 ? a * 0x10001u + c : __vimin3_u16x2(a, b, c);
+    if (OP == MIX_VMIN2_HADD2) return k & 1 ? hadd(a, b) : __vminu2(a, b);
+    if (OP == MIX_VMIN3_HADD2) return k & 1 ? hadd(a, b) : __vimin3_u16x2(a, b, c);
+    if (OP == MIX_VMIN2_FFMA) return k & 1 ? ffma(a, b, c) : __vminu2(a, b);
+    if (OP == MIX_LOP3_IMAD) return k & 1 ? a * b + c : (a & b) ^ c;
     return k & 1 ? hmin(a, b) : __vimin3_u16x2(a, b, c);
 }
 
@@ -108,5 +128,13 @@ int main()
     run<MIX_VMIN3_IMAD>(sms, sink, cyc);
     run<MIX_VMIN2_HMIN2>(sms, sink, cyc);
     run<MIX_VMIN3_HMIN2>(sms, sink, cyc);
+    run<FFMA>(sms, sink, cyc);
+    run<HADD2>(sms, sink, cyc);
+    run<MIX_VMIN2_IMADI>(sms, sink, cyc);
+    run<MIX_VMIN3_IMADI>(sms, sink, cyc);
+    run<MIX_VMIN2_HADD2>(sms, sink, cyc);
+    run<MIX_VMIN3_HADD2>(sms, sink, cyc);
+    run<MIX_VMIN2_FFMA>(sms, sink, cyc);
+    run<MIX_LOP3_IMAD>(sms, sink, cyc);
     return 0;
 }

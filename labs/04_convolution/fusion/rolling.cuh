@@ -47,8 +47,15 @@ typedef struct {
  * permute, which row_store's path for BK_GAUSS_LEAN takes over (bytes 1 and 3 of each register). */
 enum {
     BK_GAUSS_X16 = BK_STAGES, BK_MEDIAN_X16, BK_SOBEL_DIAG, BK_MEDIAN_DPX, BK_GAUSS_LEAN, BK_MEDIAN_LEAN, BK_SOBEL_LEAN,
-    BK_GAUSS_HALF, BK_MEDIAN_HALF, BK_SOBEL_HALF /* fused_half: gauss_x16, median_x16, sobel_half (lean store) */
+    BK_GAUSS_HALF, BK_MEDIAN_HALF, BK_SOBEL_HALF, /* fused_half: gauss_x16, median_x16, sobel_half (lean store) */
+    BK_GAUSS_XOR, BK_MEDIAN_XOR, BK_SOBEL_XOR,    /* fused_xor: fused_half, every middle of three by XOR */
+    BK_GAUSS_XORC, BK_MEDIAN_XORC, BK_SOBEL_XORC  /* fused_xorc: fused_half, the columns' middles by XOR */
 };
+/* The rungs whose last stage leaves its result in bytes 1 and 3 (row_store's lean path). */
+static __device__ __forceinline__ bool lean_store(int first)
+{
+    return first == BK_GAUSS_LEAN || first == BK_GAUSS_HALF || first == BK_GAUSS_XOR || first == BK_GAUSS_XORC;
+}
 
 /* a * 1 + b (and a * k + b: madd_fma) with a 1 that the compiler cannot see (blockDim.x /
  * BK_THREADS: every rolling kernel runs BK_THREADS threads a block): an IMAD, issued to the FMA
@@ -152,7 +159,7 @@ static __device__ __forceinline__ void row_store(uint8_t *out, int pitch, int x0
     unsigned w[4];
 #pragma unroll
     for (int k = 0; k < np / 4; k++) { /* pixels 4k..4k+3 (low halves) and np + 4k.. (high halves) */
-        if (first == BK_GAUSS_LEAN || first == BK_GAUSS_HALF) {
+        if (lean_store(first)) {
             const unsigned a = __byte_perm(r.p[4 * k], r.p[4 * k + 1], 0x7351);     /* lo0 lo1 hi0 hi1 */
             const unsigned b = __byte_perm(r.p[4 * k + 2], r.p[4 * k + 3], 0x7351); /* lo2 lo3 hi2 hi3 */
             w[k] = __byte_perm(a, b, 0x5410);
@@ -335,6 +342,16 @@ static __device__ __forceinline__ unsigned mid3u2(unsigned a, unsigned b, unsign
     return sub_fma(sub_fma(add_fma(add_fma(a, b), c), min3u2(a, b, c)), max3u2(a, b, c));
 }
 
+/* Lesson (the middle of three by XOR, the fused_xor rung): lo, mid and hi are a, b and c in another
+ * order, half by half, so a ^ b ^ c = lo ^ mid ^ hi and mid = a ^ b ^ c ^ lo ^ hi: two three-input
+ * logic instructions (LOP3), bit for bit, with no carry between the halves to think about. mid3u2
+ * spends one IADD3 and two IMADs (or four IMADs) on it: where the issue slots bind, not the ALU
+ * pipe, two instructions are cheaper than three or four. */
+static __device__ __forceinline__ unsigned mid3_xor(unsigned a, unsigned b, unsigned c, unsigned lo, unsigned hi)
+{
+    return a ^ b ^ c ^ lo ^ hi;
+}
+
 /* The median of the middles for outputs j and j + 1 at once: both windows hold columns j and j + 1
  * (m0, m1); sorted once (m <= M), med3(x, m, M) = max(m, min(x, M)) with x = column j - 1 (before)
  * for output j and column j + 2 (after) for output j + 1: 3 instructions an output, not 4. */
@@ -352,14 +369,15 @@ static __device__ __forceinline__ void middles_median2(unsigned before, unsigned
  * max and 1 IADD3 on the ALU and 6 IMADs, where stage_median puts 12 min / max and 2 adds on the
  * ALU. Any 16-bit values: the fused rung feeds it the gauss sums scaled by 16. */
 static __device__ __forceinline__ prow stage_median_dpx(const prow &a, const prow &b, const prow &c, const int np,
-                                                        const bool strips)
+                                                        const bool strips, const int by_xor = 0)
 {
     prow lo, mi, hi, o;
 #pragma unroll
     for (int j = 0; j < np; j++) {
         lo.p[j] = min3u2(a.p[j], b.p[j], c.p[j]);
         hi.p[j] = max3u2(a.p[j], b.p[j], c.p[j]);
-        mi.p[j] = sub_fma(sub_fma(a.p[j] + b.p[j] + c.p[j], lo.p[j]), hi.p[j]); /* the sum: one IADD3 */
+        mi.p[j] = by_xor ? mid3_xor(a.p[j], b.p[j], c.p[j], lo.p[j], hi.p[j])
+                         : sub_fma(sub_fma(a.p[j] + b.p[j] + c.p[j], lo.p[j]), hi.p[j]); /* the sum: one IADD3 */
     }
     const prow lo_l = pairs_left(lo, np, strips), lo_r = pairs_right(lo, np, strips);
     const prow mi_l = pairs_left(mi, np, strips), mi_r = pairs_right(mi, np, strips);
@@ -372,7 +390,9 @@ static __device__ __forceinline__ prow stage_median_dpx(const prow &a, const pro
         for (int i = 0; i < 2; i++) {
             const unsigned big_lo = max3u2(lo_l.p[j + i], lo.p[j + i], lo_r.p[j + i]);
             const unsigned small_hi = min3u2(hi_l.p[j + i], hi.p[j + i], hi_r.p[j + i]);
-            o.p[j + i] = mid3u2(big_lo, mid_mi[i], small_hi);
+            o.p[j + i] = by_xor == 2 ? mid3_xor(big_lo, mid_mi[i], small_hi, min3u2(big_lo, mid_mi[i], small_hi),
+                                                max3u2(big_lo, mid_mi[i], small_hi))
+                                       : mid3u2(big_lo, mid_mi[i], small_hi);
         }
     }
     return o;
@@ -396,9 +416,9 @@ static __device__ __forceinline__ prow stage_gauss_x16(const prow &a, const prow
 
 /* The median of the scaled gauss sums, and their high bytes: bytes 1 and 3 into bytes 0 and 2. */
 static __device__ __forceinline__ prow stage_median_x16(const prow &a, const prow &b, const prow &c, const int np,
-                                                        const bool strips)
+                                                        const bool strips, const int by_xor = 0)
 {
-    prow o = stage_median_dpx(a, b, c, np, strips);
+    prow o = stage_median_dpx(a, b, c, np, strips, by_xor);
 #pragma unroll
     for (int j = 0; j < np; j++) o.p[j] = __byte_perm(o.p[j], 0, 0x4341);
     return o;
@@ -495,9 +515,11 @@ static __device__ __forceinline__ prow stage_on_ring(const int s, const prow (&w
     if (s == BK_GAUSS) return stage_gauss(a, b, c, np);
     if (s == BK_MEDIAN) return stage_median(a, b, c, np);
     if (s == BK_SOBEL) return stage_sobel(a, b, c, np);
-    if (s == BK_GAUSS_X16 || s == BK_GAUSS_LEAN || s == BK_GAUSS_HALF) return stage_gauss_x16(a, b, c, np, strips);
+    if (s == BK_GAUSS_X16 || s == BK_GAUSS_LEAN || s == BK_GAUSS_HALF || s == BK_GAUSS_XOR || s == BK_GAUSS_XORC)
+        return stage_gauss_x16(a, b, c, np, strips);
     if (s == BK_MEDIAN_X16 || s == BK_MEDIAN_LEAN || s == BK_MEDIAN_HALF) return stage_median_x16(a, b, c, np, strips);
-    if (s == BK_SOBEL_HALF) return stage_sobel_half(a, b, c, np, strips);
+    if (s == BK_MEDIAN_XOR || s == BK_MEDIAN_XORC) return stage_median_x16(a, b, c, np, strips, s == BK_MEDIAN_XOR ? 2 : 1);
+    if (s == BK_SOBEL_HALF || s == BK_SOBEL_XOR || s == BK_SOBEL_XORC) return stage_sobel_half(a, b, c, np, strips);
     if (s == BK_SOBEL_DIAG || s == BK_SOBEL_LEAN) return stage_sobel_diag(a, b, c, np, strips, s == BK_SOBEL_LEAN);
     return stage_median_dpx(a, b, c, np, strips);
 }

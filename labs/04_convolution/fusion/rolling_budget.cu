@@ -87,10 +87,24 @@ static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_half(bk
     rolling_body(a, BK_GAUSS_HALF, 3, 4, BK_ROWS_DPX, true);
 }
 
+/* fused_xor: fused_half with every middle of three by XOR (mid3_xor: the columns' middles and the
+ * final median, 2 and 4 instructions where mid3u2 spends 3 and 6); fused_xorc: the columns only. */
+static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_xor(bk_args a)
+{
+    rolling_body(a, BK_GAUSS_XOR, 3, 4, BK_ROWS_DPX, true);
+}
+static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_xorc(bk_args a)
+{
+    rolling_body(a, BK_GAUSS_XORC, 3, 4, BK_ROWS_DPX, true);
+}
+
 void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t st)
 {
-    if (kind == BK_FUSED_HALF) {
-        bk_kernel_fused_half<<<rolling_grid(a, 4, BK_ROWS_DPX), BK_THREADS, 0, st>>>(*a);
+    if (kind >= BK_FUSED_HALF) {
+        const dim3 grid = rolling_grid(a, 4, BK_ROWS_DPX);
+        if (kind == BK_FUSED_HALF) bk_kernel_fused_half<<<grid, BK_THREADS, 0, st>>>(*a);
+        else if (kind == BK_FUSED_XOR) bk_kernel_fused_xor<<<grid, BK_THREADS, 0, st>>>(*a);
+        else bk_kernel_fused_xorc<<<grid, BK_THREADS, 0, st>>>(*a);
         GL_CHECK_LAUNCH();
         return;
     }
