@@ -92,9 +92,12 @@ static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_half(bk
  * Steady loop (24 pixels): fused_half 568 instructions, fused_xorc 545, fused_xor 522; 80 registers
  * each. Measured (16384^2, run 1a7c1d4, two runs each): fused_xorc 55.2-55.7% of memcpy on the H100
  * and 39.3-39.6% on the H200 (fused_half 54.5-54.8% / 39.0%), fused_xor 53.5-53.6% / 38.1-38.6%:
- * 8% fewer instructions, slower. The loop issues at about 86 of the SM's 128 thread-instructions a
- * clock, the rate tools/probes/pipe_rates.cu measures for alternating ALU and FMA instructions with
- * three register operands (two: 122); fused_xor adds 48 three-operand LOP3s to the ALU pipe. */
+ * 8% fewer instructions, slower. ncu (H200): 27.33 / 26.29 / 25.22 instructions a pixel (half, xorc,
+ * xor), ALU 9.98 / 11.09 / 12.20; the schedulers issue in 78% / 77% / 72% of their active cycles,
+ * about 86 / 85 / 77 of an SM's 128 thread-instructions a clock over the kernel's time.
+ * tools/probes/pipe_rates.cu: alternating ALU and FMA instructions issue 122 a clock with two
+ * register operands each and 83-89 with three on one or both sides; fused_xor moves work to
+ * three-operand LOP3s on the ALU pipe. */
 static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_xor(bk_args a)
 {
     rolling_body(a, BK_GAUSS_XOR, 3, 4, BK_ROWS_DPX, true);
