@@ -351,6 +351,12 @@ static __device__ __forceinline__ unsigned mid3_xor(unsigned a, unsigned b, unsi
 {
     return a ^ b ^ c ^ lo ^ hi;
 }
+static __device__ __forceinline__ unsigned mid3u2_xor(unsigned a, unsigned b, unsigned c)
+{
+    return mid3_xor(a, b, c, min3u2(a, b, c), max3u2(a, b, c));
+}
+/* Which middles of three stage_median_dpx takes by XOR: none (sums), the columns', or all. */
+enum { MID_BY_SUM, MID_XOR_COLUMNS, MID_XOR_ALL };
 
 /* The median of the middles for outputs j and j + 1 at once: both windows hold columns j and j + 1
  * (m0, m1); sorted once (m <= M), med3(x, m, M) = max(m, min(x, M)) with x = column j - 1 (before)
@@ -369,15 +375,15 @@ static __device__ __forceinline__ void middles_median2(unsigned before, unsigned
  * max and 1 IADD3 on the ALU and 6 IMADs, where stage_median puts 12 min / max and 2 adds on the
  * ALU. Any 16-bit values: the fused rung feeds it the gauss sums scaled by 16. */
 static __device__ __forceinline__ prow stage_median_dpx(const prow &a, const prow &b, const prow &c, const int np,
-                                                        const bool strips, const int by_xor = 0)
+                                                        const bool strips, const int mids = MID_BY_SUM)
 {
     prow lo, mi, hi, o;
 #pragma unroll
     for (int j = 0; j < np; j++) {
         lo.p[j] = min3u2(a.p[j], b.p[j], c.p[j]);
         hi.p[j] = max3u2(a.p[j], b.p[j], c.p[j]);
-        mi.p[j] = by_xor ? mid3_xor(a.p[j], b.p[j], c.p[j], lo.p[j], hi.p[j])
-                         : sub_fma(sub_fma(a.p[j] + b.p[j] + c.p[j], lo.p[j]), hi.p[j]); /* the sum: one IADD3 */
+        mi.p[j] = mids != MID_BY_SUM ? mid3_xor(a.p[j], b.p[j], c.p[j], lo.p[j], hi.p[j])
+                                     : sub_fma(sub_fma(a.p[j] + b.p[j] + c.p[j], lo.p[j]), hi.p[j]); /* the sum: one IADD3 */
     }
     const prow lo_l = pairs_left(lo, np, strips), lo_r = pairs_right(lo, np, strips);
     const prow mi_l = pairs_left(mi, np, strips), mi_r = pairs_right(mi, np, strips);
@@ -390,9 +396,7 @@ static __device__ __forceinline__ prow stage_median_dpx(const prow &a, const pro
         for (int i = 0; i < 2; i++) {
             const unsigned big_lo = max3u2(lo_l.p[j + i], lo.p[j + i], lo_r.p[j + i]);
             const unsigned small_hi = min3u2(hi_l.p[j + i], hi.p[j + i], hi_r.p[j + i]);
-            o.p[j + i] = by_xor == 2 ? mid3_xor(big_lo, mid_mi[i], small_hi, min3u2(big_lo, mid_mi[i], small_hi),
-                                                max3u2(big_lo, mid_mi[i], small_hi))
-                                       : mid3u2(big_lo, mid_mi[i], small_hi);
+            o.p[j + i] = mids == MID_XOR_ALL ? mid3u2_xor(big_lo, mid_mi[i], small_hi) : mid3u2(big_lo, mid_mi[i], small_hi);
         }
     }
     return o;
@@ -416,9 +420,9 @@ static __device__ __forceinline__ prow stage_gauss_x16(const prow &a, const prow
 
 /* The median of the scaled gauss sums, and their high bytes: bytes 1 and 3 into bytes 0 and 2. */
 static __device__ __forceinline__ prow stage_median_x16(const prow &a, const prow &b, const prow &c, const int np,
-                                                        const bool strips, const int by_xor = 0)
+                                                        const bool strips, const int mids = MID_BY_SUM)
 {
-    prow o = stage_median_dpx(a, b, c, np, strips, by_xor);
+    prow o = stage_median_dpx(a, b, c, np, strips, mids);
 #pragma unroll
     for (int j = 0; j < np; j++) o.p[j] = __byte_perm(o.p[j], 0, 0x4341);
     return o;
@@ -518,7 +522,8 @@ static __device__ __forceinline__ prow stage_on_ring(const int s, const prow (&w
     if (s == BK_GAUSS_X16 || s == BK_GAUSS_LEAN || s == BK_GAUSS_HALF || s == BK_GAUSS_XOR || s == BK_GAUSS_XORC)
         return stage_gauss_x16(a, b, c, np, strips);
     if (s == BK_MEDIAN_X16 || s == BK_MEDIAN_LEAN || s == BK_MEDIAN_HALF) return stage_median_x16(a, b, c, np, strips);
-    if (s == BK_MEDIAN_XOR || s == BK_MEDIAN_XORC) return stage_median_x16(a, b, c, np, strips, s == BK_MEDIAN_XOR ? 2 : 1);
+    if (s == BK_MEDIAN_XOR || s == BK_MEDIAN_XORC)
+        return stage_median_x16(a, b, c, np, strips, s == BK_MEDIAN_XOR ? MID_XOR_ALL : MID_XOR_COLUMNS);
     if (s == BK_SOBEL_HALF || s == BK_SOBEL_XOR || s == BK_SOBEL_XORC) return stage_sobel_half(a, b, c, np, strips);
     if (s == BK_SOBEL_DIAG || s == BK_SOBEL_LEAN) return stage_sobel_diag(a, b, c, np, strips, s == BK_SOBEL_LEAN);
     return stage_median_dpx(a, b, c, np, strips);
