@@ -261,7 +261,8 @@ static gl_row measure_mode(pipeline *p, mode m, int kernels_only, double base_ms
 {
     char variant[64], what[128];
     static const char *const kind_suffix[BK_FUSED_KINDS] = {"", "_w16", "_dpx", "_strips", "_s16", "_lean", "_lean_a6",
-                                                            "_lean_r192", "_pair", "_pair32", "_half", "_xor", "_xorc"};
+                                                            "_lean_r192", "_pair", "_pair32", "_half", "_xor", "_xorc",
+                                                            "_flat", "_flat_sx"};
     snprintf(variant, sizeof variant, "%s/%s%s/%s", p->name, MODE_NAMES[m], kind_suffix[p->kind],
              kernels_only ? "kernels" : "e2e");
     snprintf(what, sizeof what, "fusion %s %dx%d", variant, p->w, p->h);
@@ -391,7 +392,7 @@ static int setup_block(pipeline *p, gl_lab *L, const gl_image *img)
     return 1;
 }
 
-/* The extra fused kernels of a pipeline: block, W16 to LEAN_R192, HALF and the XOR rungs; pixel, DPX and the pair rungs. */
+/* The extra fused kernels of a pipeline: block, W16 to LEAN_R192, HALF, the XOR and the flat rungs; pixel, DPX and the pair rungs. */
 static int fused_kind_applies(const pipeline *p, bk_fused_kind kind)
 {
     if (p->pitched) return (kind >= BK_FUSED_W16 && kind <= BK_FUSED_LEAN_R192) || kind >= BK_FUSED_HALF;
@@ -438,7 +439,9 @@ static void run_pipe(pipeline *p, double seed_gain, double goal_pct)
                                                      "fused_pair with 32 pixels a thread (fused_pair32)",
                                                      "fused_strips with sobel in half precision, 80 registers (fused_half)",
                                                      "fused_half with every middle of three by XOR (fused_xor)",
-                                                     "fused_half with the columns' middles by XOR (fused_xorc)"};
+                                                     "fused_half with the columns' middles by XOR (fused_xorc)",
+                                                     "fused_xorc without its per-row overhead (fused_flat)",
+                                                     "fused_flat with sobel's pair sums carried (fused_flat_sx)"};
     for (int kind = BK_FUSED_W16; kind < BK_FUSED_KINDS; kind++) {
         if (!fused_kind_applies(p, (bk_fused_kind)kind)) continue;
         p->kind = (bk_fused_kind)kind;

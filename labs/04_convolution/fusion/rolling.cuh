@@ -49,12 +49,14 @@ enum {
     BK_GAUSS_X16 = BK_STAGES, BK_MEDIAN_X16, BK_SOBEL_DIAG, BK_MEDIAN_DPX, BK_GAUSS_LEAN, BK_MEDIAN_LEAN, BK_SOBEL_LEAN,
     BK_GAUSS_HALF, BK_MEDIAN_HALF, BK_SOBEL_HALF, /* fused_half: gauss_x16, median_x16, sobel_half (lean store) */
     BK_GAUSS_XOR, BK_MEDIAN_XOR, BK_SOBEL_XOR,    /* fused_xor: fused_half, every middle of three by XOR */
-    BK_GAUSS_XORC, BK_MEDIAN_XORC, BK_SOBEL_XORC  /* fused_xorc: fused_half, the columns' middles by XOR */
+    BK_GAUSS_XORC, BK_MEDIAN_XORC, BK_SOBEL_XORC, /* fused_xorc: fused_half, the columns' middles by XOR */
+    BK_GAUSS_FLAT, BK_MEDIAN_FLAT, BK_SOBEL_FLAT  /* fused_flat(_sx): fused_xorc's stages (rolling_flat.cuh) */
 };
 /* The rungs whose last stage leaves its result in bytes 1 and 3 (row_store's lean path). */
 static __device__ __forceinline__ bool lean_store(int first)
 {
-    return first == BK_GAUSS_LEAN || first == BK_GAUSS_HALF || first == BK_GAUSS_XOR || first == BK_GAUSS_XORC;
+    return first == BK_GAUSS_LEAN || first == BK_GAUSS_HALF || first == BK_GAUSS_XOR || first == BK_GAUSS_XORC ||
+           first == BK_GAUSS_FLAT;
 }
 
 /* a * 1 + b (and a * k + b: madd_fma) with a 1 that the compiler cannot see (blockDim.x /
@@ -151,12 +153,10 @@ static __device__ __forceinline__ prow unpack(const rawrow &raw, const int np, c
  * sobel leaves each result in byte 1 or 3 of its half (junk in bytes 0 and 2): a byte permute of
  * two registers gathers 4 results, and two more make the words: 4 a 4 registers, where the clean
  * path takes 2 + 2 and sobel_diag 4 more to clean the halves. */
-static __device__ __forceinline__ void row_store(uint8_t *out, int pitch, int x0, int y, const prow &r, const int np,
-                                                 const int first, const int writer, const bool strips)
+/* The words of a finished row: w[k] and w[np / 4 + k] hold pixels 4k..4k+3 of the low and of the
+ * high halves (row_store, and rolling_flat.cuh's flat_store). */
+static __device__ __forceinline__ void row_words(const prow &r, const int np, const int first, unsigned (&w)[4])
 {
-    if (!writer) return;
-    uint8_t *dst = out + (size_t)y * pitch + x0;
-    unsigned w[4];
 #pragma unroll
     for (int k = 0; k < np / 4; k++) { /* pixels 4k..4k+3 (low halves) and np + 4k.. (high halves) */
         if (lean_store(first)) {
@@ -174,6 +174,15 @@ static __device__ __forceinline__ void row_store(uint8_t *out, int pitch, int x0
         w[k] = __byte_perm(a, b, 0x5410);
         w[np / 4 + k] = __byte_perm(a, b, 0x7632);
     }
+}
+
+static __device__ __forceinline__ void row_store(uint8_t *out, int pitch, int x0, int y, const prow &r, const int np,
+                                                 const int first, const int writer, const bool strips)
+{
+    if (!writer) return;
+    uint8_t *dst = out + (size_t)y * pitch + x0;
+    unsigned w[4];
+    row_words(r, np, first, w);
     if (strips) { /* the low halves' np bytes, then the high halves' np bytes STRIP_GAP further */
         if (np == 4) {
             if (writer & 1) *(unsigned *)dst = w[0];
@@ -473,28 +482,38 @@ static __device__ __forceinline__ prow stage_sobel_diag(const prow &a, const pro
  * than sobel_lean, for 3 more on the FMA pipe (HADD2: 7, where lean spends 4 IMADs). */
 static __device__ __forceinline__ __half2 as_half2(unsigned u) { return *reinterpret_cast<const __half2 *>(&u); }
 static __device__ __forceinline__ unsigned half2_bits(__half2 h) { return *reinterpret_cast<const unsigned *>(&h); }
-static __device__ __forceinline__ prow stage_sobel_half(const prow &a, const prow &b, const prow &c, const int np,
-                                                        const bool strips)
+/* Two rows summed (half precision), and the sums shifted left and right: x1 = b + c and x2 = a + b of
+ * sobel's window. The window one row down has x2 = this window's x1 (rolling_flat.cuh carries it). */
+typedef struct {
+    prow s, l, r;
+} pair_sums;
+static __device__ __forceinline__ pair_sums sobel_pair_sums(const prow &u, const prow &v, const int np, const bool strips)
 {
-    prow x1, x2, d, o;
+    pair_sums x;
+#pragma unroll
+    for (int j = 0; j < np; j++) x.s.p[j] = half2_bits(__hadd2(as_half2(u.p[j]), as_half2(v.p[j])));
+    x.l = pairs_left(x.s, np, strips), x.r = pairs_right(x.s, np, strips);
+    return x;
+}
+/* sobel's row from the window's top and bottom rows a and c and its pair sums x1 and x2 */
+static __device__ __forceinline__ prow sobel_half_out(const prow &a, const prow &c, const pair_sums &x1,
+                                                      const pair_sums &x2, const int np)
+{
+    prow o;
 #pragma unroll
     for (int j = 0; j < np; j++) {
-        const __half2 ha = as_half2(a.p[j]), hb = as_half2(b.p[j]), hc = as_half2(c.p[j]);
-        x1.p[j] = half2_bits(__hadd2(hb, hc));
-        x2.p[j] = half2_bits(__hadd2(ha, hb));
-        d.p[j] = half2_bits(__hsub2(hc, ha));
-    }
-    const prow x1_l = pairs_left(x1, np, strips), x1_r = pairs_right(x1, np, strips);
-    const prow x2_l = pairs_left(x2, np, strips), x2_r = pairs_right(x2, np, strips);
-#pragma unroll
-    for (int j = 0; j < np; j++) {
-        const __half2 hd = as_half2(d.p[j]);
-        const __half2 P = __hadd2(__hsub2(as_half2(x1_r.p[j]), as_half2(x2_l.p[j])), hd); /* (gx + gy) / 2 */
-        const __half2 Q = __hadd2(__hsub2(as_half2(x1_l.p[j]), as_half2(x2_r.p[j])), hd); /* (gy - gx) / 2 */
+        const __half2 hd = __hsub2(as_half2(c.p[j]), as_half2(a.p[j]));
+        const __half2 P = __hadd2(__hsub2(as_half2(x1.r.p[j]), as_half2(x2.l.p[j])), hd); /* (gx + gy) / 2 */
+        const __half2 Q = __hadd2(__hsub2(as_half2(x1.l.p[j]), as_half2(x2.r.p[j])), hd); /* (gy - gx) / 2 */
         const unsigned n = half2_bits(__hmax2(__habs2(P), __habs2(Q)));
         o.p[j] = madd_fma(__vminu2(n, 0x01ff01ffu), 128, 0); /* the result in bytes 1, 3 */
     }
     return o;
+}
+static __device__ __forceinline__ prow stage_sobel_half(const prow &a, const prow &b, const prow &c, const int np,
+                                                        const bool strips)
+{
+    return sobel_half_out(a, c, sobel_pair_sums(b, c, np, strips), sobel_pair_sums(a, b, np, strips), np);
 }
 
 static __device__ __forceinline__ void push(prow (&w)[3], const prow &r)
@@ -519,12 +538,13 @@ static __device__ __forceinline__ prow stage_on_ring(const int s, const prow (&w
     if (s == BK_GAUSS) return stage_gauss(a, b, c, np);
     if (s == BK_MEDIAN) return stage_median(a, b, c, np);
     if (s == BK_SOBEL) return stage_sobel(a, b, c, np);
-    if (s == BK_GAUSS_X16 || s == BK_GAUSS_LEAN || s == BK_GAUSS_HALF || s == BK_GAUSS_XOR || s == BK_GAUSS_XORC)
+    if (s == BK_GAUSS_X16 || s == BK_GAUSS_LEAN || s == BK_GAUSS_HALF || s == BK_GAUSS_XOR || s == BK_GAUSS_XORC ||
+        s == BK_GAUSS_FLAT)
         return stage_gauss_x16(a, b, c, np, strips);
     if (s == BK_MEDIAN_X16 || s == BK_MEDIAN_LEAN || s == BK_MEDIAN_HALF) return stage_median_x16(a, b, c, np, strips);
-    if (s == BK_MEDIAN_XOR || s == BK_MEDIAN_XORC)
+    if (s == BK_MEDIAN_XOR || s == BK_MEDIAN_XORC || s == BK_MEDIAN_FLAT)
         return stage_median_x16(a, b, c, np, strips, s == BK_MEDIAN_XOR ? MID_XOR_ALL : MID_XOR_COLUMNS);
-    if (s == BK_SOBEL_HALF || s == BK_SOBEL_XOR || s == BK_SOBEL_XORC) return stage_sobel_half(a, b, c, np, strips);
+    if (s == BK_SOBEL_HALF || s == BK_SOBEL_XOR || s == BK_SOBEL_XORC || s == BK_SOBEL_FLAT) return stage_sobel_half(a, b, c, np, strips);
     if (s == BK_SOBEL_DIAG || s == BK_SOBEL_LEAN) return stage_sobel_diag(a, b, c, np, strips, s == BK_SOBEL_LEAN);
     return stage_median_dpx(a, b, c, np, strips);
 }
@@ -591,6 +611,26 @@ static __device__ __forceinline__ void rolling_interior(const bk_args &a, const 
                          writer);
 }
 
+/* The warp's strip and the lane's columns: 2 np from x0 (split), or np from x0 and np from
+ * x0 + STRIP_GAP (strips); the warp's output columns are 30 x 2 np wide either way. writer: bit 0
+ * the lane writes its (low halves') columns, bit 1 its high halves' (0 for the halo lanes 0, 31). */
+typedef struct {
+    int x0w, x0, y0, writer;
+    bool edge; /* the warp's columns reach past an edge of the picture */
+} strip_at;
+static __device__ __forceinline__ strip_at strip_of(const bk_args &a, const int np, const int rows, const bool strips)
+{
+    const int span = strips ? np : 2 * np, lane = threadIdx.x, reach = strips ? STRIP_GAP(np) + 32 * np : 32 * span;
+    strip_at g;
+    g.x0w = blockIdx.x * (OUT_LANES * 2 * np) - span, g.x0 = g.x0w + lane * span;
+    g.y0 = blockIdx.y * rows;
+    g.edge = g.x0w < 0 || g.x0w + reach > a.width;
+    const bool out_lane = lane >= 1 && lane <= OUT_LANES;
+    g.writer = !out_lane ? 0 : !strips ? (g.x0 < a.width ? 3 : 0)
+                                       : (g.x0 < a.width) | (g.x0 + STRIP_GAP(np) < a.width) << 1;
+    return g;
+}
+
 /* Lesson (the rolling kernels: one stage, or nstages fused): a warp owns a strip of `rows` rows
  * and 30 lanes x 2 np columns; it walks down the strip one input row at a time. Each stage keeps
  * the last three rows of its input in registers (a window); a new row completes the window, the
@@ -603,16 +643,10 @@ static __device__ __forceinline__ void rolling_interior(const bk_args &a, const 
 static __device__ __forceinline__ void rolling_body(bk_args a, const int first, const int nstages, const int np,
                                                     const int rows, const bool strips, const int depth = AHEAD)
 {
-    /* a lane's columns: 2 np from x0 (split), or np from x0 and np from x0 + STRIP_GAP (strips);
-     * the warp's output columns are 30 x 2 np wide either way */
-    const int span = strips ? np : 2 * np, lane = threadIdx.x, reach = strips ? STRIP_GAP(np) + 32 * np : 32 * span;
-    const int x0w = blockIdx.x * (OUT_LANES * 2 * np) - span, x0 = x0w + lane * span;
-    const int y0 = blockIdx.y * rows;
+    const strip_at g = strip_of(a, np, rows, strips);
+    const int x0w = g.x0w, x0 = g.x0, y0 = g.y0, writer = g.writer;
+    const bool edge = g.edge;
     if (y0 >= a.height) return; /* the whole warp */
-    const bool edge = x0w < 0 || x0w + reach > a.width;
-    const bool out_lane = lane >= 1 && lane <= OUT_LANES;
-    const int writer = !out_lane ? 0 : !strips ? (x0 < a.width ? 3 : 0)
-                                               : (x0 < a.width) | (x0 + STRIP_GAP(np) < a.width) << 1;
     const int ybeg = max(y0 - nstages, 0), ylast = min(y0 + rows - 1 + nstages, a.height - 1);
     const int yend = min(y0 + rows, a.height);
     if (y0 - nstages >= 0 && y0 + rows + nstages <= a.height) {

@@ -12,7 +12,7 @@
  * Static SASS counts of the interior steady loop (ptxas of CUDA 13.0, sm_90, cuobjdump -sass;
  * counted, not timed; ALU = VIMNMX(3), PRMT, IADD3, LOP3, SHF, ISETP, MOV...; FMA = IMAD; LSU =
  * LDG, STG, SHFL): see each kernel. "With halo": x 32/30 lanes x (rows + 2 stages) / rows. */
-#include "rolling.cuh"
+#include "rolling_flat.cuh"
 
 /* The median dpx rung (16 pixels a lane) with 48-row strips, with 6 rows loaded ahead, and both.
  * What else could bind dpx (ncu at 34db515: 14.3 instructions a pixel, ALU at 69% and issue at 64%
@@ -107,13 +107,27 @@ static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_xorc(bk
     rolling_body(a, BK_GAUSS_XORC, 3, 4, BK_ROWS_DPX, true);
 }
 
+/* fused_flat: fused_xorc's stages on the flat walk (rolling_flat.cuh: addresses stepped by the pitch,
+ * no clamp of the rows loaded ahead, the halo lanes' stores predicated off); fused_flat_sx: the same
+ * with sobel's pair sum carried from one window to the next. */
+static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat(bk_args a)
+{
+    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, false);
+}
+static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat_sx(bk_args a)
+{
+    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, true);
+}
+
 void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t st)
 {
     if (kind >= BK_FUSED_HALF) {
         const dim3 grid = rolling_grid(a, 4, BK_ROWS_DPX);
         if (kind == BK_FUSED_HALF) bk_kernel_fused_half<<<grid, BK_THREADS, 0, st>>>(*a);
         else if (kind == BK_FUSED_XOR) bk_kernel_fused_xor<<<grid, BK_THREADS, 0, st>>>(*a);
-        else bk_kernel_fused_xorc<<<grid, BK_THREADS, 0, st>>>(*a);
+        else if (kind == BK_FUSED_XORC) bk_kernel_fused_xorc<<<grid, BK_THREADS, 0, st>>>(*a);
+        else if (kind == BK_FUSED_FLAT) bk_kernel_fused_flat<<<grid, BK_THREADS, 0, st>>>(*a);
+        else bk_kernel_fused_flat_sx<<<grid, BK_THREADS, 0, st>>>(*a);
         GL_CHECK_LAUNCH();
         return;
     }
