@@ -119,6 +119,23 @@ static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat_sx
     rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, true);
 }
 
+static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat_all(bk_args a)
+{
+    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, false, WALK_ALL);
+}
+static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat_pf(bk_args a)
+{
+    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, false, WALK_PREFETCH);
+}
+static __global__ void __maxnreg__(88) bk_kernel_fused_flat_r88(bk_args a)
+{
+    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, false);
+}
+static __global__ void __maxnreg__(88) bk_kernel_fused_flat_all88(bk_args a)
+{
+    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, false, WALK_ALL);
+}
+
 void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t st)
 {
     if (kind >= BK_FUSED_HALF) {
@@ -127,7 +144,11 @@ void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t s
         else if (kind == BK_FUSED_XOR) bk_kernel_fused_xor<<<grid, BK_THREADS, 0, st>>>(*a);
         else if (kind == BK_FUSED_XORC) bk_kernel_fused_xorc<<<grid, BK_THREADS, 0, st>>>(*a);
         else if (kind == BK_FUSED_FLAT) bk_kernel_fused_flat<<<grid, BK_THREADS, 0, st>>>(*a);
-        else bk_kernel_fused_flat_sx<<<grid, BK_THREADS, 0, st>>>(*a);
+        else if (kind == BK_FUSED_FLAT_SX) bk_kernel_fused_flat_sx<<<grid, BK_THREADS, 0, st>>>(*a);
+        else if (kind == BK_FUSED_FLAT_ALL) bk_kernel_fused_flat_all<<<grid, BK_THREADS, 0, st>>>(*a);
+        else if (kind == BK_FUSED_FLAT_PF) bk_kernel_fused_flat_pf<<<grid, BK_THREADS, 0, st>>>(*a);
+        else if (kind == BK_FUSED_FLAT_R88) bk_kernel_fused_flat_r88<<<grid, BK_THREADS, 0, st>>>(*a);
+        else bk_kernel_fused_flat_all88<<<grid, BK_THREADS, 0, st>>>(*a);
         GL_CHECK_LAUNCH();
         return;
     }

@@ -56,10 +56,14 @@ static __device__ __forceinline__ void flat_store(uint8_t *p, const prow &r, con
 /* The walk's state: the next row to load and to store (the lane's first column), and for the carry
  * rung sobel's pair sum b + c of its last window. */
 typedef struct {
-    const uint8_t *src;
+    const uint8_t *src, *pf; /* pf: the row AHEAD rows below src (WALK_PREFETCH) */
     uint8_t *dst;
     prow x1;
 } flat_walk;
+/* How the rows loaded ahead reach the end of the strip: skipped there (a predicate), loaded anyway
+ * (the fast path then needs AHEAD more rows inside the picture), or skipped and asked of the L2 one
+ * load earlier (prefetch.global.L2 of the row AHEAD rows further). */
+enum { WALK_SKIP, WALK_ALL, WALK_PREFETCH };
 
 /* Input row r (the walk's m-th, m known at compile time) through the stages, as interior_stages. */
 static __device__ __forceinline__ void flat_stages(const bk_args &a, const int first, const int nstages, const int np,
@@ -99,18 +103,26 @@ static __device__ __forceinline__ void flat_stages(const bk_args &a, const int f
  * the picture. `more`: this iteration's rows loaded ahead are still in the strip (false only in the
  * last iteration, whose loads would read past it). */
 static __device__ __forceinline__ void flat_row(const bk_args &a, const int first, const int nstages, const int np,
-                                                const bool carry, const int m, bool more, prow (&w)[3][3],
-                                                rawrow (&ahead)[AHEAD], flat_walk &f, int x0, int x0w, bool edge,
-                                                bool low, bool high)
+                                                const bool carry, const int walk, const int m, bool more, bool pf,
+                                                prow (&w)[3][3], rawrow (&ahead)[AHEAD], flat_walk &f, int x0, int x0w,
+                                                bool edge, bool low, bool high)
 {
+    if (walk == WALK_PREFETCH) {
+        if (pf && !edge) {
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(f.pf));
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(f.pf + STRIP_GAP(np)));
+        }
+        f.pf += a.pitch;
+    }
     const prow r = unpack(ahead[m % AHEAD], np, first);
-    if (more) ahead[m % AHEAD] = flat_load(f.src, x0, a.width, np, edge);
+    if (more || walk == WALK_ALL) ahead[m % AHEAD] = flat_load(f.src, x0, a.width, np, edge);
     f.src += a.pitch;
     flat_stages(a, first, nstages, np, carry, m, w, f, r, x0, x0w, edge, low, high);
 }
 
 static __device__ __forceinline__ void flat_interior(const bk_args &a, const int first, const int nstages, const int np,
-                                                     const bool carry, const int rows, const strip_at &g, const bool edge)
+                                                     const bool carry, const int walk, const int rows, const strip_at &g,
+                                                     const bool edge)
 {
     prow w[3][3];
     rawrow ahead[AHEAD];
@@ -120,27 +132,30 @@ static __device__ __forceinline__ void flat_interior(const bk_args &a, const int
     const bool low = g.writer & 1, high = g.writer & 2;
 #pragma unroll
     for (int i = 0; i < AHEAD; i++, f.src += a.pitch) ahead[i] = flat_load(f.src, g.x0, a.width, np, edge);
+    f.pf = f.src + (size_t)AHEAD * a.pitch;
 #pragma unroll
     for (int m = 0; m < 2 * nstages; m++)
-        flat_row(a, first, nstages, np, carry, m, true, w, ahead, f, g.x0, g.x0w, edge, low, high);
+        flat_row(a, first, nstages, np, carry, walk, m, true, true, w, ahead, f, g.x0, g.x0w, edge, low, high);
 #pragma unroll 1
     for (int it = 0; it < rows; it += AHEAD) {
-        const bool more = it + AHEAD < rows;
+        const bool more = it + AHEAD < rows, pf = it + 2 * AHEAD < rows;
 #pragma unroll
         for (int u = 0; u < AHEAD; u++)
-            flat_row(a, first, nstages, np, carry, 2 * nstages + u, more, w, ahead, f, g.x0, g.x0w, edge, low, high);
+            flat_row(a, first, nstages, np, carry, walk, 2 * nstages + u, more, pf, w, ahead, f, g.x0, g.x0w, edge, low,
+                     high);
     }
 }
 
 /* rolling_body with the flat walk on interior strips (strips layout, rows a multiple of 3). */
 static __device__ __forceinline__ void rolling_body_flat(const bk_args &a, const int first, const int nstages,
-                                                         const int np, const int rows, const bool carry)
+                                                         const int np, const int rows, const bool carry,
+                                                         const int walk = WALK_SKIP)
 {
     static_assert(AHEAD == 3, "the walk's loop turns the three-row windows once an iteration");
     const strip_at g = strip_of(a, np, rows, true);
-    if (g.y0 - nstages >= 0 && g.y0 + rows + nstages <= a.height) {
-        if (g.edge) flat_interior(a, first, nstages, np, carry, rows, g, true);
-        else flat_interior(a, first, nstages, np, carry, rows, g, false);
+    if (g.y0 - nstages >= 0 && g.y0 + rows + nstages + (walk == WALK_ALL ? AHEAD : 0) <= a.height) {
+        if (g.edge) flat_interior(a, first, nstages, np, carry, walk, rows, g, true);
+        else flat_interior(a, first, nstages, np, carry, walk, rows, g, false);
         return;
     }
     rolling_body(a, first, nstages, np, rows, true); /* the strips at the top and bottom */
