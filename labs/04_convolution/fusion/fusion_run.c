@@ -262,7 +262,7 @@ static gl_row measure_mode(pipeline *p, mode m, int kernels_only, double base_ms
     char variant[64], what[128];
     static const char *const kind_suffix[BK_FUSED_KINDS] = {"", "_w16", "_dpx", "_strips", "_s16", "_lean", "_lean_a6",
                                                             "_lean_r192", "_pair", "_pair32", "_half", "_xor", "_xorc",
-                                                            "_flat", "_flat_sx", "_flat_all", "_flat_pf", "_flat_r88", "_flat_all88"};
+                                                            "_flat", "_flat_all", "_flat_a6", "_flat_a6_88", "_flat_a6_96"};
     snprintf(variant, sizeof variant, "%s/%s%s/%s", p->name, MODE_NAMES[m], kind_suffix[p->kind],
              kernels_only ? "kernels" : "e2e");
     snprintf(what, sizeof what, "fusion %s %dx%d", variant, p->w, p->h);
@@ -441,11 +441,10 @@ static void run_pipe(pipeline *p, double seed_gain, double goal_pct)
                                                      "fused_half with every middle of three by XOR (fused_xor)",
                                                      "fused_half with the columns' middles by XOR (fused_xorc)",
                                                      "fused_xorc without its per-row overhead (fused_flat)",
-                                                     "fused_flat with sobel's pair sums carried (fused_flat_sx)",
                                                      "probe: flat, every row ahead loaded (fused_flat_all)",
-                                                     "probe: flat with L2 prefetches (fused_flat_pf)",
-                                                     "probe: flat in 88 registers (fused_flat_r88)",
-                                                     "probe: flat_all in 88 registers (fused_flat_all88)"};
+                                                     "probe: flat, 6 rows ahead (fused_flat_a6)",
+                                                     "probe: flat_a6 in 88 registers (fused_flat_a6_88)",
+                                                     "probe: flat_a6 in 96 registers (fused_flat_a6_96)"};
     for (int kind = BK_FUSED_W16; kind < BK_FUSED_KINDS; kind++) {
         if (!fused_kind_applies(p, (bk_fused_kind)kind)) continue;
         p->kind = (bk_fused_kind)kind;

@@ -108,32 +108,27 @@ static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_xorc(bk
 }
 
 /* fused_flat: fused_xorc's stages on the flat walk (rolling_flat.cuh: addresses stepped by the pitch,
- * no clamp of the rows loaded ahead, the halo lanes' stores predicated off); fused_flat_sx: the same
- * with sobel's pair sum carried from one window to the next. */
+ * no clamp of the rows loaded ahead, the halo lanes' stores predicated off). Probes: _all (every row
+ * ahead loaded, no predicate), _a6 (6 rows ahead) in 80, 88 and 96 registers. */
 static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat(bk_args a)
 {
-    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, false);
+    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, WALK_SKIP);
 }
-static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat_sx(bk_args a)
-{
-    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, true);
-}
-
 static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat_all(bk_args a)
 {
-    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, false, WALK_ALL);
+    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, WALK_ALL);
 }
-static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat_pf(bk_args a)
+static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat_a6(bk_args a)
 {
-    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, false, WALK_PREFETCH);
+    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, WALK_ALL6);
 }
-static __global__ void __maxnreg__(88) bk_kernel_fused_flat_r88(bk_args a)
+static __global__ void __maxnreg__(88) bk_kernel_fused_flat_a6_88(bk_args a)
 {
-    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, false);
+    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, WALK_ALL6);
 }
-static __global__ void __maxnreg__(88) bk_kernel_fused_flat_all88(bk_args a)
+static __global__ void __maxnreg__(96) bk_kernel_fused_flat_a6_96(bk_args a)
 {
-    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, false, WALK_ALL);
+    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, WALK_ALL6);
 }
 
 void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t st)
@@ -144,11 +139,10 @@ void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t s
         else if (kind == BK_FUSED_XOR) bk_kernel_fused_xor<<<grid, BK_THREADS, 0, st>>>(*a);
         else if (kind == BK_FUSED_XORC) bk_kernel_fused_xorc<<<grid, BK_THREADS, 0, st>>>(*a);
         else if (kind == BK_FUSED_FLAT) bk_kernel_fused_flat<<<grid, BK_THREADS, 0, st>>>(*a);
-        else if (kind == BK_FUSED_FLAT_SX) bk_kernel_fused_flat_sx<<<grid, BK_THREADS, 0, st>>>(*a);
         else if (kind == BK_FUSED_FLAT_ALL) bk_kernel_fused_flat_all<<<grid, BK_THREADS, 0, st>>>(*a);
-        else if (kind == BK_FUSED_FLAT_PF) bk_kernel_fused_flat_pf<<<grid, BK_THREADS, 0, st>>>(*a);
-        else if (kind == BK_FUSED_FLAT_R88) bk_kernel_fused_flat_r88<<<grid, BK_THREADS, 0, st>>>(*a);
-        else bk_kernel_fused_flat_all88<<<grid, BK_THREADS, 0, st>>>(*a);
+        else if (kind == BK_FUSED_FLAT_A6) bk_kernel_fused_flat_a6<<<grid, BK_THREADS, 0, st>>>(*a);
+        else if (kind == BK_FUSED_FLAT_A6_88) bk_kernel_fused_flat_a6_88<<<grid, BK_THREADS, 0, st>>>(*a);
+        else bk_kernel_fused_flat_a6_96<<<grid, BK_THREADS, 0, st>>>(*a);
         GL_CHECK_LAUNCH();
         return;
     }

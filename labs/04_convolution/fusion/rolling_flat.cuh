@@ -12,8 +12,7 @@
  * "branch resolving", most of them at those branches. Here each row's load and store address is the
  * one before plus the pitch, the rows loaded ahead past the strip's end are skipped by a predicate
  * that holds for the whole iteration, and the halo lanes' stores are predicated off, not branched
- * around. The second rung (carry = true) also carries sobel's pair sum b + c of one window into the
- * next, where it is a + b: 4 half-precision adds fewer a row. */
+ * around. */
 #ifndef ROLLING_FLAT_CUH
 #define ROLLING_FLAT_CUH
 #include "rolling.cuh"
@@ -53,22 +52,22 @@ static __device__ __forceinline__ void flat_store(uint8_t *p, const prow &r, con
     }
 }
 
-/* The walk's state: the next row to load and to store (the lane's first column), and for the carry
- * rung sobel's pair sum b + c of its last window. */
+/* The walk's state: the next row to load and to store (the lane's first column). */
 typedef struct {
-    const uint8_t *src, *pf; /* pf: the row AHEAD rows below src (WALK_PREFETCH) */
+    const uint8_t *src;
     uint8_t *dst;
-    prow x1;
 } flat_walk;
-/* How the rows loaded ahead reach the end of the strip: skipped there (a predicate), loaded anyway
- * (the fast path then needs AHEAD more rows inside the picture), or skipped and asked of the L2 one
- * load earlier (prefetch.global.L2 of the row AHEAD rows further). */
-enum { WALK_SKIP, WALK_ALL, WALK_PREFETCH };
+/* How far ahead the rows are loaded, and how the loads ahead meet the end of the strip: 3 rows,
+ * skipped there by a predicate (WALK_SKIP); 3 or 6 rows loaded anyway (the fast path then needs
+ * 3 or 6 more rows inside the picture). With 6, a row waits in a second bank of 3 registers and
+ * moves to the first (2 moves a row), so the loop still turns the windows every 3 rows. */
+enum { WALK_SKIP, WALK_ALL, WALK_ALL6 };
+static __device__ __forceinline__ int walk_depth(const int walk) { return walk == WALK_ALL6 ? 2 * AHEAD : AHEAD; }
 
 /* Input row r (the walk's m-th, m known at compile time) through the stages, as interior_stages. */
 static __device__ __forceinline__ void flat_stages(const bk_args &a, const int first, const int nstages, const int np,
-                                                   const bool carry, const int m, prow (&w)[3][3], flat_walk &f, prow r,
-                                                   int x0, int x0w, bool edge, bool low, bool high)
+                                                   const int m, prow (&w)[3][3], flat_walk &f, prow r, int x0, int x0w,
+                                                   bool edge, bool low, bool high)
 {
     if (edge) r = row_clamp_columns(r, x0, x0w, a.width, np, true);
     w[0][m % 3] = r;
@@ -76,17 +75,6 @@ static __device__ __forceinline__ void flat_stages(const bk_args &a, const int f
     for (int k = 0; k < nstages; k++) {
         const int n = m - 2 * k; /* this row's push number in stage k's window */
         const bool last = k == nstages - 1;
-        if (carry && last && n >= 1) { /* sobel: x2 of this window is x1 of the one before */
-            const pair_sums x1 = sobel_pair_sums(w[k][(n + 2) % 3], w[k][n % 3], np, true);
-            if (n >= 2) { /* the carried sum shifted again: carrying its shifts too spills 12 bytes */
-                pair_sums x2;
-                x2.s = f.x1, x2.l = pairs_left(x2.s, np, true), x2.r = pairs_right(x2.s, np, true);
-                flat_store(f.dst, sobel_half_out(w[k][(n + 1) % 3], w[k][n % 3], x1, x2, np), np, first, low, high);
-                f.dst += a.pitch;
-            }
-            f.x1 = x1.s;
-            return;
-        }
         if (n < 2) return; /* the window is not full yet (compile time) */
         prow o = stage_on_ring(first + k, w[k], n, np, true);
         if (last) {
@@ -103,59 +91,51 @@ static __device__ __forceinline__ void flat_stages(const bk_args &a, const int f
  * the picture. `more`: this iteration's rows loaded ahead are still in the strip (false only in the
  * last iteration, whose loads would read past it). */
 static __device__ __forceinline__ void flat_row(const bk_args &a, const int first, const int nstages, const int np,
-                                                const bool carry, const int walk, const int m, bool more, bool pf,
-                                                prow (&w)[3][3], rawrow (&ahead)[AHEAD], flat_walk &f, int x0, int x0w,
-                                                bool edge, bool low, bool high)
+                                                const int walk, const int m, bool more, prow (&w)[3][3],
+                                                rawrow (&ahead)[2][AHEAD], flat_walk &f, int x0, int x0w, bool edge,
+                                                bool low, bool high)
 {
-    if (walk == WALK_PREFETCH) {
-        if (pf && !edge) {
-            asm volatile("prefetch.global.L2 [%0];" ::"l"(f.pf));
-            asm volatile("prefetch.global.L2 [%0];" ::"l"(f.pf + STRIP_GAP(np)));
-        }
-        f.pf += a.pitch;
-    }
-    const prow r = unpack(ahead[m % AHEAD], np, first);
-    if (more || walk == WALK_ALL) ahead[m % AHEAD] = flat_load(f.src, x0, a.width, np, edge);
+    const prow r = unpack(ahead[0][m % AHEAD], np, first);
+    const int bank = walk == WALK_ALL6 ? 1 : 0; /* where the new row waits */
+    if (bank) ahead[0][m % AHEAD] = ahead[1][m % AHEAD];
+    if (more || walk != WALK_SKIP) ahead[bank][m % AHEAD] = flat_load(f.src, x0, a.width, np, edge);
     f.src += a.pitch;
-    flat_stages(a, first, nstages, np, carry, m, w, f, r, x0, x0w, edge, low, high);
+    flat_stages(a, first, nstages, np, m, w, f, r, x0, x0w, edge, low, high);
 }
 
 static __device__ __forceinline__ void flat_interior(const bk_args &a, const int first, const int nstages, const int np,
-                                                     const bool carry, const int walk, const int rows, const strip_at &g,
-                                                     const bool edge)
+                                                     const int walk, const int rows, const strip_at &g, const bool edge)
 {
     prow w[3][3];
-    rawrow ahead[AHEAD];
+    rawrow ahead[2][AHEAD];
     flat_walk f;
     f.src = a.in + (size_t)(g.y0 - nstages) * a.pitch + g.x0;
     f.dst = a.out + (size_t)g.y0 * a.pitch + g.x0;
     const bool low = g.writer & 1, high = g.writer & 2;
 #pragma unroll
-    for (int i = 0; i < AHEAD; i++, f.src += a.pitch) ahead[i] = flat_load(f.src, g.x0, a.width, np, edge);
-    f.pf = f.src + (size_t)AHEAD * a.pitch;
+    for (int i = 0; i < walk_depth(walk); i++, f.src += a.pitch)
+        ahead[i / AHEAD][i % AHEAD] = flat_load(f.src, g.x0, a.width, np, edge);
 #pragma unroll
     for (int m = 0; m < 2 * nstages; m++)
-        flat_row(a, first, nstages, np, carry, walk, m, true, true, w, ahead, f, g.x0, g.x0w, edge, low, high);
+        flat_row(a, first, nstages, np, walk, m, true, w, ahead, f, g.x0, g.x0w, edge, low, high);
 #pragma unroll 1
     for (int it = 0; it < rows; it += AHEAD) {
-        const bool more = it + AHEAD < rows, pf = it + 2 * AHEAD < rows;
+        const bool more = it + AHEAD < rows;
 #pragma unroll
         for (int u = 0; u < AHEAD; u++)
-            flat_row(a, first, nstages, np, carry, walk, 2 * nstages + u, more, pf, w, ahead, f, g.x0, g.x0w, edge, low,
-                     high);
+            flat_row(a, first, nstages, np, walk, 2 * nstages + u, more, w, ahead, f, g.x0, g.x0w, edge, low, high);
     }
 }
 
 /* rolling_body with the flat walk on interior strips (strips layout, rows a multiple of 3). */
 static __device__ __forceinline__ void rolling_body_flat(const bk_args &a, const int first, const int nstages,
-                                                         const int np, const int rows, const bool carry,
-                                                         const int walk = WALK_SKIP)
+                                                         const int np, const int rows, const int walk)
 {
     static_assert(AHEAD == 3, "the walk's loop turns the three-row windows once an iteration");
     const strip_at g = strip_of(a, np, rows, true);
-    if (g.y0 - nstages >= 0 && g.y0 + rows + nstages + (walk == WALK_ALL ? AHEAD : 0) <= a.height) {
-        if (g.edge) flat_interior(a, first, nstages, np, carry, walk, rows, g, true);
-        else flat_interior(a, first, nstages, np, carry, walk, rows, g, false);
+    if (g.y0 - nstages >= 0 && g.y0 + rows + nstages + (walk == WALK_SKIP ? 0 : walk_depth(walk)) <= a.height) {
+        if (g.edge) flat_interior(a, first, nstages, np, walk, rows, g, true);
+        else flat_interior(a, first, nstages, np, walk, rows, g, false);
         return;
     }
     rolling_body(a, first, nstages, np, rows, true); /* the strips at the top and bottom */
