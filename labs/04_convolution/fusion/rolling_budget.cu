@@ -108,27 +108,24 @@ static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_xorc(bk
 }
 
 /* fused_flat: fused_xorc's stages on the flat walk (rolling_flat.cuh: addresses stepped by the pitch,
- * no clamp of the rows loaded ahead, the halo lanes' stores predicated off). Probes: _all (every row
- * ahead loaded, no predicate), _a6 (6 rows ahead) in 80, 88 and 96 registers. */
+ * no clamp of the rows loaded ahead, the halo lanes' stores predicated off). Steady loop: 494
+ * instructions for 24 pixels where fused_xorc spends 545; 80 registers, no spill. Probes of the walk
+ * (16384^2, % of memcpy, two runs each; H100 run 75515ad, H200 run 1a8c45c; not kept):
+ *   - sobel's pair sum b + c carried into the next window (its a + b): 471 instructions, H100
+ *     56.7% against fused_flat's 58.4-59.0%: the 4 HADD2 it saves were on the FMA pipe;
+ *   - an L2 prefetch of each row one load earlier: H100 56.9-57.1%;
+ *   - 88 registers (23 warps an SM): H100 55.2-55.4%;
+ *   - every row ahead loaded, no predicate (16 bytes spilled): H100 59.2-59.9%, H200 42.4-42.8%
+ *     (fused_flat 42.0-42.2%);
+ *   - 6 rows ahead in a second bank of registers: H200 42.0-42.3% in 80 registers (32 bytes
+ *     spilled), 42.1-42.2% in 88, 38.9-39.0% in 96.
+ * ptxas places all six loads of an iteration after its first two rows in every form, so a row
+ * loaded "3 rows ahead" is in flight for about one row; Nsight Compute (H100) samples 30% of the
+ * warps' cycles waiting for it at the loop's first byte permute. Yet 6 rows ahead (in flight for
+ * four rows) gained nothing: other warps had instructions to issue in those cycles. */
 static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat(bk_args a)
 {
-    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, WALK_SKIP);
-}
-static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat_all(bk_args a)
-{
-    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, WALK_ALL);
-}
-static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat_a6(bk_args a)
-{
-    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, WALK_ALL6);
-}
-static __global__ void __maxnreg__(88) bk_kernel_fused_flat_a6_88(bk_args a)
-{
-    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, WALK_ALL6);
-}
-static __global__ void __maxnreg__(96) bk_kernel_fused_flat_a6_96(bk_args a)
-{
-    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX, WALK_ALL6);
+    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX);
 }
 
 void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t st)
@@ -138,11 +135,7 @@ void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t s
         if (kind == BK_FUSED_HALF) bk_kernel_fused_half<<<grid, BK_THREADS, 0, st>>>(*a);
         else if (kind == BK_FUSED_XOR) bk_kernel_fused_xor<<<grid, BK_THREADS, 0, st>>>(*a);
         else if (kind == BK_FUSED_XORC) bk_kernel_fused_xorc<<<grid, BK_THREADS, 0, st>>>(*a);
-        else if (kind == BK_FUSED_FLAT) bk_kernel_fused_flat<<<grid, BK_THREADS, 0, st>>>(*a);
-        else if (kind == BK_FUSED_FLAT_ALL) bk_kernel_fused_flat_all<<<grid, BK_THREADS, 0, st>>>(*a);
-        else if (kind == BK_FUSED_FLAT_A6) bk_kernel_fused_flat_a6<<<grid, BK_THREADS, 0, st>>>(*a);
-        else if (kind == BK_FUSED_FLAT_A6_88) bk_kernel_fused_flat_a6_88<<<grid, BK_THREADS, 0, st>>>(*a);
-        else bk_kernel_fused_flat_a6_96<<<grid, BK_THREADS, 0, st>>>(*a);
+        else bk_kernel_fused_flat<<<grid, BK_THREADS, 0, st>>>(*a);
         GL_CHECK_LAUNCH();
         return;
     }

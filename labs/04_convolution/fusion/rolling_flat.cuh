@@ -57,12 +57,7 @@ typedef struct {
     const uint8_t *src;
     uint8_t *dst;
 } flat_walk;
-/* How far ahead the rows are loaded, and how the loads ahead meet the end of the strip: 3 rows,
- * skipped there by a predicate (WALK_SKIP); 3 or 6 rows loaded anyway (the fast path then needs
- * 3 or 6 more rows inside the picture). With 6, a row waits in a second bank of 3 registers and
- * moves to the first (2 moves a row), so the loop still turns the windows every 3 rows. */
-enum { WALK_SKIP, WALK_ALL, WALK_ALL6 };
-static __device__ __forceinline__ int walk_depth(const int walk) { return walk == WALK_ALL6 ? 2 * AHEAD : AHEAD; }
+
 
 /* Input row r (the walk's m-th, m known at compile time) through the stages, as interior_stages. */
 static __device__ __forceinline__ void flat_stages(const bk_args &a, const int first, const int nstages, const int np,
@@ -91,51 +86,46 @@ static __device__ __forceinline__ void flat_stages(const bk_args &a, const int f
  * the picture. `more`: this iteration's rows loaded ahead are still in the strip (false only in the
  * last iteration, whose loads would read past it). */
 static __device__ __forceinline__ void flat_row(const bk_args &a, const int first, const int nstages, const int np,
-                                                const int walk, const int m, bool more, prow (&w)[3][3],
-                                                rawrow (&ahead)[2][AHEAD], flat_walk &f, int x0, int x0w, bool edge,
-                                                bool low, bool high)
+                                                const int m, bool more, prow (&w)[3][3], rawrow (&ahead)[AHEAD],
+                                                flat_walk &f, int x0, int x0w, bool edge, bool low, bool high)
 {
-    const prow r = unpack(ahead[0][m % AHEAD], np, first);
-    const int bank = walk == WALK_ALL6 ? 1 : 0; /* where the new row waits */
-    if (bank) ahead[0][m % AHEAD] = ahead[1][m % AHEAD];
-    if (more || walk != WALK_SKIP) ahead[bank][m % AHEAD] = flat_load(f.src, x0, a.width, np, edge);
+    const prow r = unpack(ahead[m % AHEAD], np, first);
+    if (more) ahead[m % AHEAD] = flat_load(f.src, x0, a.width, np, edge);
     f.src += a.pitch;
     flat_stages(a, first, nstages, np, m, w, f, r, x0, x0w, edge, low, high);
 }
 
 static __device__ __forceinline__ void flat_interior(const bk_args &a, const int first, const int nstages, const int np,
-                                                     const int walk, const int rows, const strip_at &g, const bool edge)
+                                                     const int rows, const strip_at &g, const bool edge)
 {
     prow w[3][3];
-    rawrow ahead[2][AHEAD];
+    rawrow ahead[AHEAD];
     flat_walk f;
     f.src = a.in + (size_t)(g.y0 - nstages) * a.pitch + g.x0;
     f.dst = a.out + (size_t)g.y0 * a.pitch + g.x0;
     const bool low = g.writer & 1, high = g.writer & 2;
 #pragma unroll
-    for (int i = 0; i < walk_depth(walk); i++, f.src += a.pitch)
-        ahead[i / AHEAD][i % AHEAD] = flat_load(f.src, g.x0, a.width, np, edge);
+    for (int i = 0; i < AHEAD; i++, f.src += a.pitch) ahead[i] = flat_load(f.src, g.x0, a.width, np, edge);
 #pragma unroll
-    for (int m = 0; m < 2 * nstages; m++)
-        flat_row(a, first, nstages, np, walk, m, true, w, ahead, f, g.x0, g.x0w, edge, low, high);
+    for (int m = 0; m < 2 * nstages; m++) flat_row(a, first, nstages, np, m, true, w, ahead, f, g.x0, g.x0w, edge, low, high);
 #pragma unroll 1
     for (int it = 0; it < rows; it += AHEAD) {
         const bool more = it + AHEAD < rows;
 #pragma unroll
         for (int u = 0; u < AHEAD; u++)
-            flat_row(a, first, nstages, np, walk, 2 * nstages + u, more, w, ahead, f, g.x0, g.x0w, edge, low, high);
+            flat_row(a, first, nstages, np, 2 * nstages + u, more, w, ahead, f, g.x0, g.x0w, edge, low, high);
     }
 }
 
 /* rolling_body with the flat walk on interior strips (strips layout, rows a multiple of 3). */
 static __device__ __forceinline__ void rolling_body_flat(const bk_args &a, const int first, const int nstages,
-                                                         const int np, const int rows, const int walk)
+                                                         const int np, const int rows)
 {
     static_assert(AHEAD == 3, "the walk's loop turns the three-row windows once an iteration");
     const strip_at g = strip_of(a, np, rows, true);
-    if (g.y0 - nstages >= 0 && g.y0 + rows + nstages + (walk == WALK_SKIP ? 0 : walk_depth(walk)) <= a.height) {
-        if (g.edge) flat_interior(a, first, nstages, np, walk, rows, g, true);
-        else flat_interior(a, first, nstages, np, walk, rows, g, false);
+    if (g.y0 - nstages >= 0 && g.y0 + rows + nstages <= a.height) {
+        if (g.edge) flat_interior(a, first, nstages, np, rows, g, true);
+        else flat_interior(a, first, nstages, np, rows, g, false);
         return;
     }
     rolling_body(a, first, nstages, np, rows, true); /* the strips at the top and bottom */
