@@ -146,15 +146,12 @@ static __device__ __forceinline__ prow unpack(const rawrow &raw, const int np, c
     return r;
 }
 
-/* Into the padding of the row too (the pitch covers whole vectors): only x0 < width matters, which
- * the caller's writer says (bit 0; with two strips, bit 1: the second strip's x0 + STRIP_GAP).
- * The budget rungs' last stages leave clean halves (0..255, the rest zero): p + 256 q is then an
- * IMAD that interleaves two of them, where other rungs permute (all on the ALU). fused_lean's
- * sobel leaves each result in byte 1 or 3 of its half (junk in bytes 0 and 2): a byte permute of
- * two registers gathers 4 results, and two more make the words: 4 a 4 registers, where the clean
- * path takes 2 + 2 and sobel_diag 4 more to clean the halves. */
-/* The words of a finished row: w[k] and w[np / 4 + k] hold pixels 4k..4k+3 of the low and of the
- * high halves (row_store, and rolling_flat.cuh's flat_store). */
+/* The words of a finished row (row_store; rolling_flat.cuh's flat_store): w[k] and w[np / 4 + k]
+ * hold pixels 4k..4k+3 of the low and of the high halves. The budget rungs' last stages leave clean
+ * halves (0..255, the rest zero): p + 256 q is then an IMAD that interleaves two of them, where
+ * other rungs permute (all on the ALU). fused_lean's sobel leaves each result in byte 1 or 3 of its
+ * half (junk in bytes 0 and 2): a byte permute of two registers gathers 4 results, and two more
+ * make the words: 4 a 4 registers, where the clean path takes 2 + 2 and sobel_diag 4 more. */
 static __device__ __forceinline__ void row_words(const prow &r, const int np, const int first, unsigned (&w)[4])
 {
 #pragma unroll
@@ -176,6 +173,8 @@ static __device__ __forceinline__ void row_words(const prow &r, const int np, co
     }
 }
 
+/* Into the padding of the row too (the pitch covers whole vectors): only x0 < width matters, which
+ * the caller's writer says (bit 0; with two strips, bit 1: the second strip's x0 + STRIP_GAP). */
 static __device__ __forceinline__ void row_store(uint8_t *out, int pitch, int x0, int y, const prow &r, const int np,
                                                  const int first, const int writer, const bool strips)
 {

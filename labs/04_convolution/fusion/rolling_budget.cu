@@ -120,8 +120,8 @@ static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_xorc(bk
  *   - 6 rows ahead in a second bank of registers: H200 42.0-42.3% in 80 registers (32 bytes
  *     spilled), 42.1-42.2% in 88, 38.9-39.0% in 96.
  * ptxas places all six loads of an iteration after its first two rows in every form, so a row
- * loaded "3 rows ahead" is in flight for about one row; Nsight Compute (H100) samples 30% of the
- * warps' cycles waiting for it at the loop's first byte permute. Yet 6 rows ahead (in flight for
+ * loaded "3 rows ahead" is in flight for about one row; Nsight Compute (H100) samples 28% of the
+ * warps' cycles waiting for it at the loop's first byte permute (fused_xorc: 16%). Yet 6 rows ahead (in flight for
  * four rows) gained nothing: other warps had instructions to issue in those cycles. */
 static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat(bk_args a)
 {
