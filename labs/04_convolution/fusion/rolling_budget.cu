@@ -128,6 +128,18 @@ static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat(bk
     rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX);
 }
 
+/* fused_flat_r36: fused_flat in 36-row strips. Shorter strips read 42 rows for 36 written (96-row
+ * strips: 102 for 96) and fill their windows three times as often, yet they are faster (16384^2, %
+ * of memcpy, two runs each, probes at commit 9afab89, plots/data/{h100,h200}/run_52c4316/
+ * probes_flat_rows.txt): 12 / 24 / 36 / 48 / 96 rows: H100 61.1 / 64.1 / 64.5 / 64.0 / 58.4%,
+ * H200 43.6 / 45.8 / 46.5 / 46.0 / 42.0%. As for the median's dpx_r12, the strip height was not
+ * profiled further: 3.5x as many warps, each a shorter walk. */
+#define BK_ROWS_FLAT 36
+static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat_r36(bk_args a)
+{
+    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_FLAT);
+}
+
 void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t st)
 {
     if (kind >= BK_FUSED_HALF) {
@@ -135,7 +147,8 @@ void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t s
         if (kind == BK_FUSED_HALF) bk_kernel_fused_half<<<grid, BK_THREADS, 0, st>>>(*a);
         else if (kind == BK_FUSED_XOR) bk_kernel_fused_xor<<<grid, BK_THREADS, 0, st>>>(*a);
         else if (kind == BK_FUSED_XORC) bk_kernel_fused_xorc<<<grid, BK_THREADS, 0, st>>>(*a);
-        else bk_kernel_fused_flat<<<grid, BK_THREADS, 0, st>>>(*a);
+        else if (kind == BK_FUSED_FLAT) bk_kernel_fused_flat<<<grid, BK_THREADS, 0, st>>>(*a);
+        else bk_kernel_fused_flat_r36<<<rolling_grid(a, 4, BK_ROWS_FLAT), BK_THREADS, 0, st>>>(*a);
         GL_CHECK_LAUNCH();
         return;
     }
