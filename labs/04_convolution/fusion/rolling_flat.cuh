@@ -36,20 +36,13 @@ static __device__ __forceinline__ rawrow flat_load(const uint8_t *p, int x0, int
     return r;
 }
 
-/* A finished row to p and p + STRIP_GAP, each store only where the lane writes that strip: the
- * halo lanes' stores are predicated off (no branch). */
+/* A finished row to p and p + STRIP_GAP; the halo lanes' stores are predicated off (no branch). */
 static __device__ __forceinline__ void flat_store(uint8_t *p, const prow &r, const int np, const int first,
                                                   const bool low, const bool high)
 {
     unsigned w[4];
     row_words(r, np, first, w);
-    if (np == 4) {
-        if (low) *(unsigned *)p = w[0];
-        if (high) *(unsigned *)(p + STRIP_GAP(np)) = w[1];
-    } else {
-        if (low) *(uint2 *)p = make_uint2(w[0], w[1]);
-        if (high) *(uint2 *)(p + STRIP_GAP(np)) = make_uint2(w[2], w[3]);
-    }
+    strips_store(p, w, np, low, high);
 }
 
 /* The walk's state: the next row to load and to store (the lane's first column). */
