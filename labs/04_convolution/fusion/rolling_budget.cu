@@ -132,10 +132,10 @@ static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat(bk
  * strips: 102 for 96) and fill their windows three times as often, yet they are faster (16384^2, %
  * of memcpy, two runs each, probes at commit 9afab89, plots/data/{h100,h200}/run_52c4316/
  * probes_flat_rows.txt): 12 / 24 / 36 / 48 / 96 rows: H100 61.1 / 64.1 / 64.5 / 64.0 / 58.4%,
- * H200 43.6 / 45.8 / 46.5 / 46.0 / 42.0%. Nsight Compute (H100, 16384^2, run b588e75): the busiest SM
- * works 5-6.5% longer than the average one, against 15-19% with 96-row strips (the last blocks are
- * a third as long), and the warps wait less for loads (1.4 stall cycles an instruction, not 2.0),
- * for 3.4% more instructions (24.63 a pixel, 23.82). */
+ * H200 43.6 / 45.8 / 46.5 / 46.0 / 42.0%. Nsight Compute (H100, 16384^2, run b588e75): the busiest
+ * SM works 5-6.5% longer than the average one, against 15-19% with 96-row strips (each block is
+ * 3/8 as long), and the warps wait less for loads (1.4 warps stalled on a load per instruction
+ * issued, not 2.0), for 3.4% more instructions (24.63 a pixel, 23.82). */
 #define BK_ROWS_FLAT 36
 static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat_r36(bk_args a)
 {
