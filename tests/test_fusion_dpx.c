@@ -1,7 +1,7 @@
 /* test_fusion_dpx.c - a CPU emulation of the packed arithmetic of Lab 04's instruction-budget
  * rungs (fusion/rolling.cuh: stage_gauss_x16, stage_median_dpx, stage_median_x16, stage_sobel_diag
- * and its lean form, stage_sobel_half (half precision on clean halves), unpack_dpx and row_store's
- * clean and lean paths, the geometry of both layouts;
+ * and its lean form, stage_sobel_half and stage_sobel_abs (half precision on clean halves),
+ * unpack_dpx and row_store's clean and lean paths, the geometry of both layouts;
  * pixel.cu: px_fused_gray_dpx on
  * every colour):
  * two gray pictures packed as the 16-bit halves of uint32 words, each stage applied with 32-bit
@@ -83,7 +83,7 @@ static void test_lean_store(int np, unsigned seed)
     CHECK(bad == 0, "lean store, np %d: %d bytes wrong", np, bad);
 }
 
-typedef enum { GAUSS_X16, MEDIAN_X16, SOBEL_DIAG, MEDIAN_DPX, SOBEL_LEAN, SOBEL_HALF } emu_stage;
+typedef enum { GAUSS_X16, MEDIAN_X16, SOBEL_DIAG, MEDIAN_DPX, SOBEL_LEAN, SOBEL_HALF, SOBEL_ABS } emu_stage;
 
 static int half_inexact; /* stage_sobel_half: a sum or difference reached 2048 (no longer exact in half precision) */
 static int exact_half(int v)
@@ -108,10 +108,51 @@ static u32 emu_sobel_half(u32 n[3][3], int h)
     return (u32)m * 128u;
 }
 
+/* stage_sobel_abs on one half: s = a + 2b + c and d = c - a per column, gx = s right - s left, gy =
+ * d left + 2d + d right, n = |gx| + |gy|, each exact while below 2048 in magnitude (exact_half); then
+ * min(n, 1023) x 64 in the half (the lean store takes byte 1). */
+static u32 emu_sobel_abs(u32 n[3][3], int h)
+{
+    int s[3], d[3];
+    for (int k = 0; k < 3; k++) {
+        const int a = (int)half(n[0][k], h), b = (int)half(n[1][k], h), c = (int)half(n[2][k], h);
+        s[k] = exact_half(2 * b + exact_half(a + c)), d[k] = exact_half(c - a);
+    }
+    const int gx = exact_half(s[2] - s[0]), gy = exact_half(exact_half(2 * d[1] + d[0]) + d[2]);
+    int m = exact_half(abs(gx) + abs(gy));
+    m = m < 1023 ? m : 1023;
+    return (u32)m * 64u;
+}
+
+/* Both half-precision sobels on single windows against the reference's bk_stage_pixel: every window
+ * of 0s and 255s (the largest gradients: the clamps at 511 and 1023 are reached, which the smoothed
+ * pictures of run_case never do) in the low half, random windows in the high half. */
+static void test_sobel_windows(unsigned seed)
+{
+    srand(seed);
+    int bad_half = 0, bad_abs = 0, saturated = 0;
+    for (int mask = 0; mask < 512; mask++) {
+        uint8_t lo[9], hi[9];
+        u32 n[3][3];
+        for (int i = 0; i < 9; i++) {
+            lo[i] = (uint8_t)(mask >> i & 1 ? 255 : 0), hi[i] = (uint8_t)rand();
+            n[i / 3][i % 3] = lo[i] | (u32)hi[i] << 16;
+        }
+        const uint8_t want_lo = bk_stage_pixel(BK_SOBEL, lo, 3, 3, 1, 1), want_hi = bk_stage_pixel(BK_SOBEL, hi, 3, 3, 1, 1);
+        saturated += want_lo == 255;
+        const u32 h = emu_sobel_half(n, 0) | emu_sobel_half(n, 1) << 16, a = emu_sobel_abs(n, 0) | emu_sobel_abs(n, 1) << 16;
+        bad_half += (h >> 8 & 0xffu) != want_lo || h >> 24 != want_hi;
+        bad_abs += (a >> 8 & 0xffu) != want_lo || a >> 24 != want_hi;
+    }
+    CHECK(saturated > 0, "no window of 0s and 255s reached the clamp at 255");
+    CHECK(bad_half == 0 && bad_abs == 0, "sobel windows: %d wrong in half precision, %d as |gx| + |gy|", bad_half, bad_abs);
+}
+
 /* One packed pixel of a stage from the clamped 3x3 neighbourhood n[r][k] (row r, column k); odd: x is. */
 static u32 emu_pixel(emu_stage s, u32 n[3][3], int odd)
 {
     if (s == SOBEL_HALF) return emu_sobel_half(n, 0) | emu_sobel_half(n, 1) << 16;
+    if (s == SOBEL_ABS) return emu_sobel_abs(n, 0) | emu_sobel_abs(n, 1) << 16;
     u32 col[3][4]; /* per column k: the stage's column quantities */
     for (int k = 0; k < 3; k++) {
         u32 a = n[0][k], b = n[1][k], c = n[2][k];
@@ -199,6 +240,11 @@ static void run_case(int w, int h, int kind, unsigned seed)
     for (size_t i = 0; i < n; i++) q[i] = (q[i] >> 8 & 0xffu) | (q[i] >> 24) << 16;
     compare(q, ra, rb, n, "fused half", w, h);
     CHECK(half_inexact == 0, "fused half %d x %d: %d sums outside half precision's exact range", w, h, half_inexact);
+    /* stage_sobel_abs (the probe tools/probes/flat_next.cu): the same, sobel as |gx| + |gy| */
+    emu_stage_run(SOBEL_ABS, p, q, w, h);
+    for (size_t i = 0; i < n; i++) q[i] = (q[i] >> 8 & 0xffu) | (q[i] >> 24) << 16;
+    compare(q, ra, rb, n, "fused abs", w, h);
+    CHECK(half_inexact == 0, "fused abs %d x %d: %d sums outside half precision's exact range", w, h, half_inexact);
     free(a), free(b), free(t), free(ra), free(rb), free(p), free(q);
 }
 
@@ -298,6 +344,9 @@ static void test_mid3_xor(unsigned seed)
 int main(void)
 {
     test_mid3_xor(7u);
+    half_inexact = 0;
+    test_sobel_windows(11u);
+    CHECK(half_inexact == 0, "sobel windows: %d sums outside half precision's exact range", half_inexact);
     test_pixel_dpx();
     static const int widths[] = {1, 2, 3, 5, 61, 119, 120, 121, 127, 128, 129, 239, 240, 241, 247, 248, 249, 257, 480, 4093};
     for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++)

@@ -50,13 +50,14 @@ enum {
     BK_GAUSS_HALF, BK_MEDIAN_HALF, BK_SOBEL_HALF, /* fused_half: gauss_x16, median_x16, sobel_half (lean store) */
     BK_GAUSS_XOR, BK_MEDIAN_XOR, BK_SOBEL_XOR,    /* fused_xor: fused_half, every middle of three by XOR */
     BK_GAUSS_XORC, BK_MEDIAN_XORC, BK_SOBEL_XORC, /* fused_xorc: fused_half, the columns' middles by XOR */
-    BK_GAUSS_FLAT, BK_MEDIAN_FLAT, BK_SOBEL_FLAT  /* fused_flat(_sx): fused_xorc's stages (rolling_flat.cuh) */
+    BK_GAUSS_FLAT, BK_MEDIAN_FLAT, BK_SOBEL_FLAT, /* fused_flat(_sx): fused_xorc's stages (rolling_flat.cuh) */
+    BK_GAUSS_ABS, BK_MEDIAN_ABS, BK_SOBEL_ABS     /* fused_flat's with stage_sobel_abs (tools/probes/flat_next.cu) */
 };
 /* The rungs whose last stage leaves its result in bytes 1 and 3 (row_store's lean path). */
 static __device__ __forceinline__ bool lean_store(int first)
 {
     return first == BK_GAUSS_LEAN || first == BK_GAUSS_HALF || first == BK_GAUSS_XOR || first == BK_GAUSS_XORC ||
-           first == BK_GAUSS_FLAT;
+           first == BK_GAUSS_FLAT || first == BK_GAUSS_ABS;
 }
 
 /* a * 1 + b (and a * k + b: madd_fma) with a 1 that the compiler cannot see (blockDim.x /
@@ -502,13 +503,14 @@ static __device__ __forceinline__ prow stage_on_ring(const int s, const prow (&w
     if (s == BK_MEDIAN) return stage_median(a, b, c, np);
     if (s == BK_SOBEL) return stage_sobel(a, b, c, np);
     if (s == BK_GAUSS_X16 || s == BK_GAUSS_LEAN || s == BK_GAUSS_HALF || s == BK_GAUSS_XOR || s == BK_GAUSS_XORC ||
-        s == BK_GAUSS_FLAT)
+        s == BK_GAUSS_FLAT || s == BK_GAUSS_ABS)
         return stage_gauss_x16(a, b, c, np, strips);
     if (s == BK_MEDIAN_X16 || s == BK_MEDIAN_LEAN || s == BK_MEDIAN_HALF) return stage_median_x16(a, b, c, np, strips);
-    if (s == BK_MEDIAN_XOR || s == BK_MEDIAN_XORC || s == BK_MEDIAN_FLAT)
+    if (s == BK_MEDIAN_XOR || s == BK_MEDIAN_XORC || s == BK_MEDIAN_FLAT || s == BK_MEDIAN_ABS)
         return stage_median_x16(a, b, c, np, strips, s == BK_MEDIAN_XOR ? MID_XOR_ALL : MID_XOR_COLUMNS);
     if (s == BK_SOBEL_HALF || s == BK_SOBEL_XOR || s == BK_SOBEL_XORC || s == BK_SOBEL_FLAT) return stage_sobel_half(a, b, c, np, strips);
     if (s == BK_SOBEL_DIAG || s == BK_SOBEL_LEAN) return stage_sobel_diag(a, b, c, np, strips, s == BK_SOBEL_LEAN);
+    if (s == BK_SOBEL_ABS) return stage_sobel_abs(a, b, c, np, strips);
     return stage_median_dpx(a, b, c, np, strips);
 }
 

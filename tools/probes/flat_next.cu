@@ -1,0 +1,130 @@
+// probe: two candidates after Lab 04's block-based fused_flat_r36 (issue 20; not part of the product)
+// Not built by meson: written on 2026-11-28 without a GPU (the session's device time was spent), to
+// be run first by the next session. Build on a GPU machine from the repository root:
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler -fopenmp -D_POSIX_C_SOURCE=200809L -Icommon \
+//        -Ilabs/04_convolution/fusion tools/probes/flat_next.cu labs/04_convolution/fusion/fusion_reference.c \
+//        -lpng -o /tmp/flat_next && /tmp/flat_next
+// Candidates (every one checked against fusion_reference.c at five sizes, odd ones included, its
+// output poisoned first; MISMATCH lines and exit 1 otherwise; then timed at 16384^2 beside a
+// cudaMemcpy D2D of the same bytes):
+//   - abs: fused_flat's stages with stage_sobel_abs (rolling_sobel_half.cuh: |gx| + |gy| as one
+//     HFMA2 with |x| modifiers, the HMNMX2 gone): the steady loop is 471 instructions for 24 pixels
+//     where fused_flat_r36's is 494 (static count, CUDA 13.0, sm_90);
+//   - two heights: tall strips first, then 36-row strips for the last tail_waves waves of blocks.
+//     Nsight Compute (plots/data/h100/run_b588e75) puts r36's gain over 96-row strips in the end of
+//     the kernel (the busiest SM 5-6.5% over the average, 15-19% with 96 rows) while 96-row strips
+//     issue 3.4% fewer instructions: tall strips for the bulk, short ones where the blocks end.
+//     Blocks start in the order of their index (x, then y), so the short strips (higher y) run last.
+//     flat_two keeps 80 registers with 8-16 bytes spilled (ptxas -v; flat_rows: none).
+#include "rolling_flat.cuh"
+#include "probe_timing.cuh"
+
+#define FLAT_BOUNDS __launch_bounds__(BK_THREADS, 24) /* fused_flat_r36's: 80 registers, 24 warps an SM */
+
+template <int FIRST, int ROWS>
+__global__ void FLAT_BOUNDS flat_rows(bk_args a) { rolling_body_flat(a, FIRST, 3, 4, ROWS); }
+
+// Strips 0 .. s1 - 1 are h1 rows from y = 0; the rest h2 rows from y = s1 h1. A short strip runs
+// rolling_body_flat on the picture moved up by s1 (h1 - h2) rows, where its strip number times h2 is
+// its first row; with s1 >= 1 that row is at least h2 >= 3, so the rows above it that the stages
+// read are never clamped as a top edge (with s1 = 0 nothing moves), and its bottom is the picture's.
+// h1 and h2: multiples of 3 (rolling_body_flat's loop turns three rows at a time).
+template <int FIRST>
+__global__ void FLAT_BOUNDS flat_two(bk_args a, int s1, int h1, int h2)
+{
+    const bool tall = (int)blockIdx.y < s1;
+    const int shift = tall ? 0 : s1 * (h1 - h2);
+    bk_args b = a;
+    b.in += (size_t)shift * a.pitch, b.out += (size_t)shift * a.pitch, b.height -= shift;
+    rolling_body_flat(b, FIRST, 3, 4, tall ? h1 : h2);
+}
+
+struct variant {
+    const char *name;
+    int first, h1, h2, tail_waves; // h2 == 0: flat_rows<first, 36> (h1 = 36)
+};
+static const variant VARIANTS[] = {
+    {"r36 (the lab's fused_flat_r36)", BK_GAUSS_FLAT, 36, 0, 0},
+    {"r36_abs", BK_GAUSS_ABS, 36, 0, 0},
+    {"two 36/36 (r36, rows at run time)", BK_GAUSS_FLAT, 36, 36, 0},
+    {"two 96/36 tail 1", BK_GAUSS_FLAT, 96, 36, 1},
+    {"two 96/36 tail 2", BK_GAUSS_FLAT, 96, 36, 2},
+    {"two 144/36 tail 2", BK_GAUSS_FLAT, 144, 36, 2},
+    {"two 72/24 tail 2", BK_GAUSS_FLAT, 72, 24, 2},
+    {"two_abs 96/36 tail 2", BK_GAUSS_ABS, 96, 36, 2},
+    {"two_abs 144/36 tail 2", BK_GAUSS_ABS, 144, 36, 2},
+};
+
+static void launch(const variant &v, const bk_args &a, int sms)
+{
+    const unsigned cols = rolling_grid(&a, 4, 36).x;
+    if (v.h2 == 0) {
+        const dim3 grid(cols, (unsigned)((a.height + v.h1 - 1) / v.h1));
+        if (v.first == BK_GAUSS_FLAT) flat_rows<BK_GAUSS_FLAT, 36><<<grid, BK_THREADS>>>(a);
+        else flat_rows<BK_GAUSS_ABS, 36><<<grid, BK_THREADS>>>(a);
+        CK(cudaGetLastError());
+        return;
+    }
+    auto kernel = v.first == BK_GAUSS_FLAT ? flat_two<BK_GAUSS_FLAT> : flat_two<BK_GAUSS_ABS>;
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BK_THREADS, 0));
+    const long short_strips = (v.tail_waves * (long)sms * per_sm + cols - 1) / cols; // the last waves' strips
+    const int s1 = (int)std::max(0L, (a.height - short_strips * v.h2) / v.h1);
+    const int rest = a.height - s1 * v.h1;
+    kernel<<<dim3(cols, (unsigned)(s1 + (rest + v.h2 - 1) / v.h2)), BK_THREADS>>>(a, s1, v.h1, v.h2);
+    CK(cudaGetLastError());
+}
+
+int main()
+{
+    int dev, sms;
+    cudaDeviceProp p;
+    CK(cudaGetDevice(&dev));
+    CK(cudaGetDeviceProperties(&p, dev));
+    sms = p.multiProcessorCount;
+    printf("%s, %d SMs\n", p.name, sms);
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    static const int sizes[][2] = {{61, 7}, {257, 131}, {1021, 331}, {4093, 2047}, {16384, 16384}};
+    int failures = 0;
+    for (auto &sz : sizes) {
+        const int w = sz[0], h = sz[1], pitch = (w + FUSION_PITCH_ALIGN - 1) / FUSION_PITCH_ALIGN * FUSION_PITCH_ALIGN;
+        const size_t n = (size_t)w * h, bytes = (size_t)pitch * h;
+        std::vector<uint8_t> in(n), t1(n), t2(n), ref(n), got(n);
+        unsigned s = 20261128u + (unsigned)w;
+        for (auto &v : in) s = s * 1664525u + 1013904223u, v = (uint8_t)(s >> 24);
+        bk_stage_ref(BK_GAUSS, in.data(), t1.data(), w, h);
+        bk_stage_ref(BK_MEDIAN, t1.data(), t2.data(), w, h);
+        bk_stage_ref(BK_SOBEL, t2.data(), ref.data(), w, h);
+        uint8_t *din, *dout;
+        CK(cudaMalloc(&din, bytes));
+        CK(cudaMalloc(&dout, bytes));
+        CK(cudaMemset(din, 0, bytes));
+        CK(cudaMemcpy2D(din, pitch, in.data(), w, w, h, cudaMemcpyHostToDevice));
+        const bk_args a = {din, dout, w, h, pitch};
+        double memcpy_ms = 0;
+        if (n >= (size_t)16384 * 16384) {
+            memcpy_ms = timeit("memcpy D2D", 2.0 * bytes, 0, [&] { CK(cudaMemcpyAsync(dout, din, bytes, cudaMemcpyDeviceToDevice)); });
+        }
+        for (const variant &v : VARIANTS) {
+            CK(cudaMemset(dout, 0xa5, bytes)); // poisoned: a pixel the kernel never writes shows
+            launch(v, a, sms);
+            CK(cudaDeviceSynchronize());
+            CK(cudaMemcpy2D(got.data(), w, dout, pitch, w, h, cudaMemcpyDeviceToHost));
+            size_t bad = 0, first = 0;
+            for (size_t i = 0; i < n; i++)
+                if (got[i] != ref[i] && !bad++) first = i;
+            if (bad) {
+                failures++;
+                printf("MISMATCH %s at %d x %d: %zu pixels, first (%zu, %zu): %d, want %d\n", v.name, w, h, bad,
+                       first % w, first / w, got[first], ref[first]);
+            }
+            if (memcpy_ms > 0) timeit(v.name, 2.0 * n, memcpy_ms, [&] { launch(v, a, sms); });
+        }
+        printf("%d x %d: every variant checked against fusion_reference.c\n", w, h);
+        CK(cudaFree(din));
+        CK(cudaFree(dout));
+    }
+    printf(failures ? "%d MISMATCHES\n" : "all variants exact\n", failures);
+    return failures ? 1 : 0;
+}
