@@ -1,21 +1,29 @@
-// probe: two candidates after Lab 04's block-based fused_flat_r36 (issue 20; not part of the product)
-// Not built by meson: written on 2026-11-28 without a GPU (the session's device time was spent), to
-// be run first by the next session. Build on a GPU machine from the repository root:
+// probe: candidates after Lab 04's block-based fused_flat_r36 (issue 20; not part of the product)
+// Not built by meson. Written on 2026-11-28 without a GPU, run the same day on an H100 and an H200
+// (plots/data/{h100,h200}/run_c0e8efd/flat_next*.txt; the handout's "The floor of this algorithm").
+// Build on a GPU machine from the repository root:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler -fopenmp -D_POSIX_C_SOURCE=200809L -Icommon \
 //        -Ilabs/04_convolution/fusion tools/probes/flat_next.cu labs/04_convolution/fusion/fusion_reference.c \
 //        -lpng -o /tmp/flat_next && /tmp/flat_next
 // Candidates (every one checked against fusion_reference.c at five sizes, odd ones included, its
 // output poisoned first; MISMATCH lines and exit 1 otherwise; then timed at 16384^2 beside a
-// cudaMemcpy D2D of the same bytes):
+// cudaMemcpy D2D of the same bytes, in two passes):
 //   - abs: fused_flat's stages with stage_sobel_abs (rolling_sobel_half.cuh: |gx| + |gy| as one
 //     HFMA2 with |x| modifiers, the HMNMX2 gone): the steady loop is 471 instructions for 24 pixels
-//     where fused_flat_r36's is 494 (static count, CUDA 13.0, sm_90);
-//   - two heights: tall strips first, then 36-row strips for the last tail_waves waves of blocks.
+//     where fused_flat_r36's is 494 (static count, CUDA 13.0, sm_90). Measured: 2.1 (H100) and 1.6
+//     (H200) points of memcpy slower than r36;
+//   - xh, xq: the final median of three by XOR (two LOP3 on the ALU pipe) in every second / fourth
+//     register, by its sum (four IMADs on the FMA pipe) in the others: 482 / 486 instructions.
+//     Measured: 0.3-0.9 points slower;
+//   - two heights: tall strips first, then short ones for the last tail_waves waves of blocks.
 //     Nsight Compute (plots/data/h100/run_b588e75) puts r36's gain over 96-row strips in the end of
 //     the kernel (the busiest SM 5-6.5% over the average, 15-19% with 96 rows) while 96-row strips
 //     issue 3.4% fewer instructions: tall strips for the bulk, short ones where the blocks end.
 //     Blocks start in the order of their index (x, then y), so the short strips (higher y) run last.
-//     flat_two keeps 80 registers with 8-16 bytes spilled (ptxas -v; flat_rows: none).
+//     flat_two keeps 80 registers with 8-16 bytes spilled (ptxas -v; flat_rows: none). Measured:
+//     72/24 at most 0.3 (H100) / 0.45 (H200) points faster than r36, within r36's run-to-run spread;
+//     96/36 no faster; 96/36 with one tail wave, 144/36 and 36/36 at run time slower (the first H100
+//     call, flat_next_1.txt).
 #include "rolling_flat.cuh"
 #include "probe_timing.cuh"
 

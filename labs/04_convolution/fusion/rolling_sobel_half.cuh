@@ -50,14 +50,16 @@ static __device__ __forceinline__ prow stage_sobel_half(const prow &a, const pro
     return sobel_half_out(a, c, sobel_pair_sums(b, c, np, strips), sobel_pair_sums(a, b, np, strips), np);
 }
 
-/* Lesson (sobel as |gx| + |gy| in half precision; tools/probes/flat_next.cu, not yet a rung): the
+/* Lesson (sobel as |gx| + |gy| in half precision; tools/probes/flat_next.cu, not a rung): the
  * same subnormal integers, the filter as the reference writes it. Per column s = a + 2b + c and
  * d = c - a (an HADD2 and an HFMA2 by 2, an HADD2 with a negated operand), gx = s right - s left,
  * gy = d left + 2d + d right, and |gx| + |gy| <= 2040 is one more HFMA2 with both operands' |x|
  * modifiers (exact below 2048, as above). min(n, 1023) x 64 puts n >> 2 in bytes 1 and 3 (the lean
  * store). Per pair of pixels 7 half-precision instructions on the FMA pipe and one min on the ALU,
  * where stage_sobel_half spends 7 and two (its HMNMX2): fused_flat_r36's steady loop, 494
- * instructions for 24 pixels, becomes 471 (CUDA 13.0, sm_90). */
+ * instructions for 24 pixels, becomes 471 (CUDA 13.0, sm_90). Measured, it is slower: 2.1 points of
+ * memcpy on the H100 and 1.6 on the H200 (run c0e8efd), with fewer instructions on both pipes;
+ * why was not profiled. */
 static __device__ __forceinline__ prow stage_sobel_abs(const prow &a, const prow &b, const prow &c, const int np,
                                                        const bool strips)
 {
