@@ -24,6 +24,12 @@
 //     72/24 at most 0.3 (H100) / 0.45 (H200) points faster than r36, within r36's run-to-run spread;
 //     96/36 no faster; 96/36 with one tail wave, 144/36 and 36/36 at run time slower (the first H100
 //     call, flat_next_1.txt).
+//   - whole waves (added after those runs, not yet run on a GPU: the session's device time was spent):
+//     r36's kernel in strips of 366 / 186 / 120 rows, so that at 16384^2 the blocks make one, 1.94 and
+//     2.98 waves of 132 SMs x 24 warps. One wave: every block resident from the start with equal
+//     work (no late starters, the tail the profile blames on 96-row strips), and 6 rows of 366 to
+//     fill the windows where r36 fills 6 of 36. The 96-row strips' extra load stalls (2.0 warps a
+//     load per instruction against 1.37) may come back; that is what the run would show.
 #include "rolling_flat.cuh"
 #include "probe_timing.cuh"
 
@@ -49,26 +55,31 @@ __global__ void FLAT_BOUNDS flat_two(bk_args a, int s1, int h1, int h2)
 
 struct variant {
     const char *name;
-    int first, h1, h2, tail_waves; // h2 == 0: flat_rows<first, 36> (h1 = 36)
+    int first, h1, h2, tail_waves; // h2 == 0: flat_rows<first, h1> (h1: 36, or 120 / 186 / 366 for BK_GAUSS_FLAT)
 };
-static const variant VARIANTS[] = {
+static const variant VARIANTS[] = { // run c0e8efd also had r36_abs, r36_xh, r36_xq (BK_GAUSS_ABS, _XH, _XQ) and two 96/36 tail 2
     {"r36 (the lab's fused_flat_r36)", BK_GAUSS_FLAT, 36, 0, 0},
-    {"r36_abs", BK_GAUSS_ABS, 36, 0, 0},
-    {"r36_xh (final mid XOR, 1 of 2)", BK_GAUSS_XH, 36, 0, 0},
-    {"r36_xq (final mid XOR, 1 of 4)", BK_GAUSS_XQ, 36, 0, 0},
-    {"two 96/36 tail 2", BK_GAUSS_FLAT, 96, 36, 2},
     {"two 72/24 tail 2", BK_GAUSS_FLAT, 72, 24, 2},
+    // whole waves at 16384^2 on 132 SMs x 24 warps (69 columns of strips): 366 rows, 45 strips a column,
+    // 3105 blocks (one wave, all resident at once, equal work: no late starters, 6 of 366 rows to fill
+    // the windows); 186 rows: 6141 blocks (1.94 waves); 120 rows: 9453 (2.98 waves)
+    {"r366 (one wave)", BK_GAUSS_FLAT, 366, 0, 0},
+    {"r186 (1.94 waves)", BK_GAUSS_FLAT, 186, 0, 0},
+    {"r120 (three waves)", BK_GAUSS_FLAT, 120, 0, 0},
 };
 
 static void launch(const variant &v, const bk_args &a, int sms)
 {
     const unsigned cols = rolling_grid(&a, 4, 36).x;
     if (v.h2 == 0) {
-        const dim3 grid(cols, (unsigned)((a.height + 35) / 36)); // flat_rows<., 36>: v.h1 is 36 there
-        switch (v.first) {
-        case BK_GAUSS_FLAT: flat_rows<BK_GAUSS_FLAT, 36><<<grid, BK_THREADS>>>(a); break;
-        case BK_GAUSS_ABS: flat_rows<BK_GAUSS_ABS, 36><<<grid, BK_THREADS>>>(a); break;
-        case BK_GAUSS_XH: flat_rows<BK_GAUSS_XH, 36><<<grid, BK_THREADS>>>(a); break;
+        const dim3 grid(cols, (unsigned)((a.height + v.h1 - 1) / v.h1)); // flat_rows<., v.h1>
+        switch (v.first * 1000 + (v.h1 == 36 ? 0 : v.h1)) {
+        case BK_GAUSS_FLAT * 1000 + 366: flat_rows<BK_GAUSS_FLAT, 366><<<grid, BK_THREADS>>>(a); break;
+        case BK_GAUSS_FLAT * 1000 + 186: flat_rows<BK_GAUSS_FLAT, 186><<<grid, BK_THREADS>>>(a); break;
+        case BK_GAUSS_FLAT * 1000 + 120: flat_rows<BK_GAUSS_FLAT, 120><<<grid, BK_THREADS>>>(a); break;
+        case BK_GAUSS_FLAT * 1000: flat_rows<BK_GAUSS_FLAT, 36><<<grid, BK_THREADS>>>(a); break;
+        case BK_GAUSS_ABS * 1000: flat_rows<BK_GAUSS_ABS, 36><<<grid, BK_THREADS>>>(a); break;
+        case BK_GAUSS_XH * 1000: flat_rows<BK_GAUSS_XH, 36><<<grid, BK_THREADS>>>(a); break;
         default: flat_rows<BK_GAUSS_XQ, 36><<<grid, BK_THREADS>>>(a); break;
         }
         CK(cudaGetLastError());
