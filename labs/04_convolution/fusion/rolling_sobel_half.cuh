@@ -58,8 +58,9 @@ static __device__ __forceinline__ prow stage_sobel_half(const prow &a, const pro
  * store). Per pair of pixels 7 half-precision instructions on the FMA pipe and one min on the ALU,
  * where stage_sobel_half spends 7 and two (its HMNMX2): fused_flat_r36's steady loop, 494
  * instructions for 24 pixels, becomes 471 (CUDA 13.0, sm_90). Measured, it is slower: 2.1 points of
- * memcpy on the H100 and 1.6 on the H200 (run c0e8efd), with fewer instructions on both pipes;
- * why was not profiled. */
+ * memcpy on the H100 and 1.6 on the H200 (run c0e8efd), with fewer instructions on both pipes.
+ * Not profiled; its SASS has 198 instructions that read three vector registers against r36's 96
+ * (ptxas moved the IMADs' uniform multipliers into vector registers), the kind that issues slowly. */
 static __device__ __forceinline__ prow stage_sobel_abs(const prow &a, const prow &b, const prow &c, const int np,
                                                        const bool strips)
 {
