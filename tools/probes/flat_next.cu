@@ -30,6 +30,9 @@
 //     work (no late starters, the tail the profile blames on 96-row strips), and 6 rows of 366 to
 //     fill the windows where r36 fills 6 of 36. The 96-row strips' extra load stalls (2.0 warps a
 //     load per instruction against 1.37) may come back; that is what the run would show.
+//   - lb28 (not yet run either): r36 and abs in 72 registers, 28 warps an SM where 80 registers allow 24.
+//     abs's SASS in 80 registers has its IMADs' multipliers in vector registers (198 instructions read
+//     three vector registers, r36's loop 96), which may be why it ran slower; in 72 they stay uniform.
 #include "rolling_flat.cuh"
 #include "probe_timing.cuh"
 
@@ -37,6 +40,12 @@
 
 template <int FIRST, int ROWS>
 __global__ void FLAT_BOUNDS flat_rows(bk_args a) { rolling_body_flat(a, FIRST, 3, 4, ROWS); }
+
+// The same in 72 registers, 28 warps an SM (ptxas: 48-88 bytes spilled, none in r36's steady loop, 2
+// loads in abs's); in 72 registers ptxas keeps abs's IMAD multipliers uniform, as in r36 (96 instructions
+// reading three vector registers, not 198).
+template <int FIRST>
+__global__ void __launch_bounds__(BK_THREADS, 28) flat_r36_lb28(bk_args a) { rolling_body_flat(a, FIRST, 3, 4, 36); }
 
 // Strips 0 .. s1 - 1 are h1 rows from y = 0; the rest h2 rows from y = s1 h1. A short strip runs
 // rolling_body_flat on the picture moved up by s1 (h1 - h2) rows, where its strip number times h2 is
@@ -55,7 +64,8 @@ __global__ void FLAT_BOUNDS flat_two(bk_args a, int s1, int h1, int h2)
 
 struct variant {
     const char *name;
-    int first, h1, h2, tail_waves; // h2 == 0: flat_rows<first, h1> (h1: 36, or 120 / 186 / 366 for BK_GAUSS_FLAT)
+    int first, h1, h2, tail_waves; // h2 == 0: flat_rows<first, h1> (h1: 36, or 120 / 186 / 366 for BK_GAUSS_FLAT);
+                                   // h2 == -1: flat_r36_lb28<first>
 };
 static const variant VARIANTS[] = { // run c0e8efd also had r36_abs, r36_xh, r36_xq (BK_GAUSS_ABS, _XH, _XQ) and two 96/36 tail 2
     {"r36 (the lab's fused_flat_r36)", BK_GAUSS_FLAT, 36, 0, 0},
@@ -66,11 +76,20 @@ static const variant VARIANTS[] = { // run c0e8efd also had r36_abs, r36_xh, r36
     {"r366 (one wave)", BK_GAUSS_FLAT, 366, 0, 0},
     {"r186 (1.94 waves)", BK_GAUSS_FLAT, 186, 0, 0},
     {"r120 (three waves)", BK_GAUSS_FLAT, 120, 0, 0},
+    {"r36_lb28 (72 registers, 28 warps)", BK_GAUSS_FLAT, 36, -1, 0},
+    {"r36_abs_lb28 (72 registers, 28 warps)", BK_GAUSS_ABS, 36, -1, 0},
 };
 
 static void launch(const variant &v, const bk_args &a, int sms)
 {
     const unsigned cols = rolling_grid(&a, 4, 36).x;
+    if (v.h2 == -1) {
+        const dim3 grid(cols, (unsigned)((a.height + 35) / 36));
+        if (v.first == BK_GAUSS_FLAT) flat_r36_lb28<BK_GAUSS_FLAT><<<grid, BK_THREADS>>>(a);
+        else flat_r36_lb28<BK_GAUSS_ABS><<<grid, BK_THREADS>>>(a);
+        CK(cudaGetLastError());
+        return;
+    }
     if (v.h2 == 0) {
         const dim3 grid(cols, (unsigned)((a.height + v.h1 - 1) / v.h1)); // flat_rows<., v.h1>
         switch (v.first * 1000 + (v.h1 == 36 ? 0 : v.h1)) {
