@@ -14,13 +14,14 @@
 //     (H200) points of memcpy slower than r36;
 //   - xh, xq: the final median of three by XOR (two LOP3 on the ALU pipe) in every second / fourth
 //     register, by its sum (four IMADs on the FMA pipe) in the others: 482 / 486 instructions.
-//     Measured: 0.3-0.9 points slower;
+//     Measured: 0.3-0.9 points slower (their stage ids left rolling.cuh after that; the code:
+//     git show c0e8efd);
 //   - two heights: tall strips first, then short ones for the last tail_waves waves of blocks.
 //     Nsight Compute (plots/data/h100/run_b588e75) puts r36's gain over 96-row strips in the end of
 //     the kernel (the busiest SM 5-6.5% over the average, 15-19% with 96 rows) while 96-row strips
 //     issue 3.4% fewer instructions: tall strips for the bulk, short ones where the blocks end.
 //     Blocks start in the order of their index (x, then y), so the short strips (higher y) run last.
-//     flat_two keeps 80 registers with 8-16 bytes spilled (ptxas -v; flat_rows: none). Measured:
+//     flat_two keeps 80 registers with 16 bytes spilled (ptxas -v; flat_rows: none). Measured:
 //     72/24 at most 0.3 (H100) / 0.45 (H200) points faster than r36, within r36's run-to-run spread;
 //     96/36 no faster; 96/36 with one tail wave, 144/36 and 36/36 at run time slower (the first H100
 //     call, flat_next_1.txt).
@@ -52,65 +53,51 @@ __global__ void __launch_bounds__(BK_THREADS, 28) flat_r36_lb28(bk_args a) { rol
 // its first row; with s1 >= 1 that row is at least h2 >= 3, so the rows above it that the stages
 // read are never clamped as a top edge (with s1 = 0 nothing moves), and its bottom is the picture's.
 // h1 and h2: multiples of 3 (rolling_body_flat's loop turns three rows at a time).
-template <int FIRST>
 __global__ void FLAT_BOUNDS flat_two(bk_args a, int s1, int h1, int h2)
 {
     const bool tall = (int)blockIdx.y < s1;
     const int shift = tall ? 0 : s1 * (h1 - h2);
     bk_args b = a;
     b.in += (size_t)shift * a.pitch, b.out += (size_t)shift * a.pitch, b.height -= shift;
-    rolling_body_flat(b, FIRST, 3, 4, tall ? h1 : h2);
+    rolling_body_flat(b, BK_GAUSS_FLAT, 3, 4, tall ? h1 : h2);
 }
 
+// One row a variant: a one-height kernel in strips of h1 rows, or (kernel null) flat_two, h1-row strips
+// and h2-row ones for the last tail_waves waves. Run c0e8efd also had r36_abs (flat_rows<BK_GAUSS_ABS,
+// 36>), the final median by XOR in every second / fourth register and two 96/36 tail 2 (their code:
+// git show c0e8efd:tools/probes/flat_next.cu).
 struct variant {
     const char *name;
-    int first, h1, h2, tail_waves; // h2 == 0: flat_rows<first, h1> (h1: 36, or 120 / 186 / 366 for BK_GAUSS_FLAT);
-                                   // h2 == -1: flat_r36_lb28<first>
+    void (*kernel)(bk_args);
+    int h1, h2, tail_waves;
 };
-static const variant VARIANTS[] = { // run c0e8efd also had r36_abs, r36_xh, r36_xq (BK_GAUSS_ABS, _XH, _XQ) and two 96/36 tail 2
-    {"r36 (the lab's fused_flat_r36)", BK_GAUSS_FLAT, 36, 0, 0},
-    {"two 72/24 tail 2", BK_GAUSS_FLAT, 72, 24, 2},
+static const variant VARIANTS[] = {
+    {"r36 (the lab's fused_flat_r36)", flat_rows<BK_GAUSS_FLAT, 36>, 36, 0, 0},
+    {"two 72/24 tail 2", nullptr, 72, 24, 2},
     // whole waves at 16384^2 on 132 SMs x 24 warps (69 columns of strips): 366 rows, 45 strips a column,
     // 3105 blocks (one wave, all resident at once, equal work: no late starters, 6 of 366 rows to fill
     // the windows); 186 rows: 6141 blocks (1.94 waves); 120 rows: 9453 (2.98 waves)
-    {"r366 (one wave)", BK_GAUSS_FLAT, 366, 0, 0},
-    {"r186 (1.94 waves)", BK_GAUSS_FLAT, 186, 0, 0},
-    {"r120 (three waves)", BK_GAUSS_FLAT, 120, 0, 0},
-    {"r36_lb28 (72 registers, 28 warps)", BK_GAUSS_FLAT, 36, -1, 0},
-    {"r36_abs_lb28 (72 registers, 28 warps)", BK_GAUSS_ABS, 36, -1, 0},
+    {"r366 (one wave)", flat_rows<BK_GAUSS_FLAT, 366>, 366, 0, 0},
+    {"r186 (1.94 waves)", flat_rows<BK_GAUSS_FLAT, 186>, 186, 0, 0},
+    {"r120 (three waves)", flat_rows<BK_GAUSS_FLAT, 120>, 120, 0, 0},
+    {"r36_lb28 (72 registers, 28 warps)", flat_r36_lb28<BK_GAUSS_FLAT>, 36, 0, 0},
+    {"r36_abs_lb28 (72 registers, 28 warps)", flat_r36_lb28<BK_GAUSS_ABS>, 36, 0, 0},
 };
 
 static void launch(const variant &v, const bk_args &a, int sms)
 {
     const unsigned cols = rolling_grid(&a, 4, 36).x;
-    if (v.h2 == -1) {
-        const dim3 grid(cols, (unsigned)((a.height + 35) / 36));
-        if (v.first == BK_GAUSS_FLAT) flat_r36_lb28<BK_GAUSS_FLAT><<<grid, BK_THREADS>>>(a);
-        else flat_r36_lb28<BK_GAUSS_ABS><<<grid, BK_THREADS>>>(a);
+    if (v.kernel) {
+        v.kernel<<<dim3(cols, (unsigned)((a.height + v.h1 - 1) / v.h1)), BK_THREADS>>>(a);
         CK(cudaGetLastError());
         return;
     }
-    if (v.h2 == 0) {
-        const dim3 grid(cols, (unsigned)((a.height + v.h1 - 1) / v.h1)); // flat_rows<., v.h1>
-        switch (v.first * 1000 + (v.h1 == 36 ? 0 : v.h1)) {
-        case BK_GAUSS_FLAT * 1000 + 366: flat_rows<BK_GAUSS_FLAT, 366><<<grid, BK_THREADS>>>(a); break;
-        case BK_GAUSS_FLAT * 1000 + 186: flat_rows<BK_GAUSS_FLAT, 186><<<grid, BK_THREADS>>>(a); break;
-        case BK_GAUSS_FLAT * 1000 + 120: flat_rows<BK_GAUSS_FLAT, 120><<<grid, BK_THREADS>>>(a); break;
-        case BK_GAUSS_FLAT * 1000: flat_rows<BK_GAUSS_FLAT, 36><<<grid, BK_THREADS>>>(a); break;
-        case BK_GAUSS_ABS * 1000: flat_rows<BK_GAUSS_ABS, 36><<<grid, BK_THREADS>>>(a); break;
-        case BK_GAUSS_XH * 1000: flat_rows<BK_GAUSS_XH, 36><<<grid, BK_THREADS>>>(a); break;
-        default: flat_rows<BK_GAUSS_XQ, 36><<<grid, BK_THREADS>>>(a); break;
-        }
-        CK(cudaGetLastError());
-        return;
-    }
-    auto kernel = v.first == BK_GAUSS_FLAT ? flat_two<BK_GAUSS_FLAT> : flat_two<BK_GAUSS_ABS>;
     int per_sm = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BK_THREADS, 0));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, flat_two, BK_THREADS, 0));
     const long short_strips = (v.tail_waves * (long)sms * per_sm + cols - 1) / cols; // the last waves' strips
     const int s1 = (int)std::max(0L, (a.height - short_strips * v.h2) / v.h1);
     const int rest = a.height - s1 * v.h1;
-    kernel<<<dim3(cols, (unsigned)(s1 + (rest + v.h2 - 1) / v.h2)), BK_THREADS>>>(a, s1, v.h1, v.h2);
+    flat_two<<<dim3(cols, (unsigned)(s1 + (rest + v.h2 - 1) / v.h2)), BK_THREADS>>>(a, s1, v.h1, v.h2);
     CK(cudaGetLastError());
 }
 

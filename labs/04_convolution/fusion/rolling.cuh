@@ -51,15 +51,13 @@ enum {
     BK_GAUSS_XOR, BK_MEDIAN_XOR, BK_SOBEL_XOR,    /* fused_xor: fused_half, every middle of three by XOR */
     BK_GAUSS_XORC, BK_MEDIAN_XORC, BK_SOBEL_XORC, /* fused_xorc: fused_half, the columns' middles by XOR */
     BK_GAUSS_FLAT, BK_MEDIAN_FLAT, BK_SOBEL_FLAT, /* fused_flat(_sx): fused_xorc's stages (rolling_flat.cuh) */
-    BK_GAUSS_ABS, BK_MEDIAN_ABS, BK_SOBEL_ABS,    /* fused_flat's with stage_sobel_abs (tools/probes/flat_next.cu) */
-    BK_GAUSS_XH, BK_MEDIAN_XH, BK_SOBEL_XH,       /* fused_flat's, the final middle by XOR in every second register */
-    BK_GAUSS_XQ, BK_MEDIAN_XQ, BK_SOBEL_XQ        /* ... in every fourth (both probed in tools/probes/flat_next.cu) */
+    BK_GAUSS_ABS, BK_MEDIAN_ABS, BK_SOBEL_ABS     /* fused_flat's with stage_sobel_abs (tools/probes/flat_next.cu) */
 };
 /* The rungs whose last stage leaves its result in bytes 1 and 3 (row_store's lean path). */
 static __device__ __forceinline__ bool lean_store(int first)
 {
     return first == BK_GAUSS_LEAN || first == BK_GAUSS_HALF || first == BK_GAUSS_XOR || first == BK_GAUSS_XORC ||
-           first == BK_GAUSS_FLAT || first == BK_GAUSS_ABS || first == BK_GAUSS_XH || first == BK_GAUSS_XQ;
+           first == BK_GAUSS_FLAT || first == BK_GAUSS_ABS;
 }
 
 /* a * 1 + b (and a * k + b: madd_fma) with a 1 that the compiler cannot see (blockDim.x /
@@ -373,14 +371,8 @@ static __device__ __forceinline__ unsigned mid3u2_xor(unsigned a, unsigned b, un
 {
     return mid3_xor(a, b, c, min3u2(a, b, c), max3u2(a, b, c));
 }
-/* Which middles of three stage_median_dpx takes by XOR: none (sums), the columns', or all; or the
- * columns' and the final one in every second (fourth) register, the others by sum (a probe of the
- * balance between the ALU pipe, where LOP3 goes, and the FMA pipe, where the sums' IMADs go). */
-enum { MID_BY_SUM, MID_XOR_COLUMNS, MID_XOR_ALL, MID_XOR_HALF, MID_XOR_QUARTER };
-static __device__ __forceinline__ bool final_by_xor(const int mids, const int j)
-{
-    return mids == MID_XOR_ALL || (mids == MID_XOR_HALF && j % 2 == 1) || (mids == MID_XOR_QUARTER && j % 4 == 3);
-}
+/* Which middles of three stage_median_dpx takes by XOR: none (sums), the columns', or all. */
+enum { MID_BY_SUM, MID_XOR_COLUMNS, MID_XOR_ALL };
 
 /* The median of the middles for outputs j and j + 1 at once: both windows hold columns j and j + 1
  * (m0, m1); sorted once (m <= M), med3(x, m, M) = max(m, min(x, M)) with x = column j - 1 (before)
@@ -420,7 +412,7 @@ static __device__ __forceinline__ prow stage_median_dpx(const prow &a, const pro
         for (int i = 0; i < 2; i++) {
             const unsigned big_lo = max3u2(lo_l.p[j + i], lo.p[j + i], lo_r.p[j + i]);
             const unsigned small_hi = min3u2(hi_l.p[j + i], hi.p[j + i], hi_r.p[j + i]);
-            o.p[j + i] = final_by_xor(mids, j + i) ? mid3u2_xor(big_lo, mid_mi[i], small_hi) : mid3u2(big_lo, mid_mi[i], small_hi);
+            o.p[j + i] = mids == MID_XOR_ALL ? mid3u2_xor(big_lo, mid_mi[i], small_hi) : mid3u2(big_lo, mid_mi[i], small_hi);
         }
     }
     return o;
@@ -511,16 +503,12 @@ static __device__ __forceinline__ prow stage_on_ring(const int s, const prow (&w
     if (s == BK_MEDIAN) return stage_median(a, b, c, np);
     if (s == BK_SOBEL) return stage_sobel(a, b, c, np);
     if (s == BK_GAUSS_X16 || s == BK_GAUSS_LEAN || s == BK_GAUSS_HALF || s == BK_GAUSS_XOR || s == BK_GAUSS_XORC ||
-        s == BK_GAUSS_FLAT || s == BK_GAUSS_ABS || s == BK_GAUSS_XH || s == BK_GAUSS_XQ)
+        s == BK_GAUSS_FLAT || s == BK_GAUSS_ABS)
         return stage_gauss_x16(a, b, c, np, strips);
     if (s == BK_MEDIAN_X16 || s == BK_MEDIAN_LEAN || s == BK_MEDIAN_HALF) return stage_median_x16(a, b, c, np, strips);
     if (s == BK_MEDIAN_XOR || s == BK_MEDIAN_XORC || s == BK_MEDIAN_FLAT || s == BK_MEDIAN_ABS)
         return stage_median_x16(a, b, c, np, strips, s == BK_MEDIAN_XOR ? MID_XOR_ALL : MID_XOR_COLUMNS);
-    if (s == BK_MEDIAN_XH || s == BK_MEDIAN_XQ)
-        return stage_median_x16(a, b, c, np, strips, s == BK_MEDIAN_XH ? MID_XOR_HALF : MID_XOR_QUARTER);
-    if (s == BK_SOBEL_HALF || s == BK_SOBEL_XOR || s == BK_SOBEL_XORC || s == BK_SOBEL_FLAT ||
-        s == BK_SOBEL_XH || s == BK_SOBEL_XQ)
-        return stage_sobel_half(a, b, c, np, strips);
+    if (s == BK_SOBEL_HALF || s == BK_SOBEL_XOR || s == BK_SOBEL_XORC || s == BK_SOBEL_FLAT) return stage_sobel_half(a, b, c, np, strips);
     if (s == BK_SOBEL_DIAG || s == BK_SOBEL_LEAN) return stage_sobel_diag(a, b, c, np, strips, s == BK_SOBEL_LEAN);
     if (s == BK_SOBEL_ABS) return stage_sobel_abs(a, b, c, np, strips);
     return stage_median_dpx(a, b, c, np, strips);
