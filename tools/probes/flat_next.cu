@@ -48,18 +48,23 @@ __global__ void FLAT_BOUNDS flat_rows(bk_args a) { rolling_body_flat(a, FIRST, 3
 template <int FIRST>
 __global__ void __launch_bounds__(BK_THREADS, 28) flat_r36_lb28(bk_args a) { rolling_body_flat(a, FIRST, 3, 4, 36); }
 
+// fused_flat_r36 with rolling_flat.cuh's probe tweaks (FLAT_VBIAS, FLAT_WIDE), in 80 or 72 registers.
+template <int TWEAK, int MINB>
+__global__ void __launch_bounds__(BK_THREADS, MINB) flat_tweak(bk_args a) { rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, 36, TWEAK); }
+
 // Strips 0 .. s1 - 1 are h1 rows from y = 0; the rest h2 rows from y = s1 h1. A short strip runs
 // rolling_body_flat on the picture moved up by s1 (h1 - h2) rows, where its strip number times h2 is
 // its first row; with s1 >= 1 that row is at least h2 >= 3, so the rows above it that the stages
 // read are never clamped as a top edge (with s1 = 0 nothing moves), and its bottom is the picture's.
 // h1 and h2: multiples of 3 (rolling_body_flat's loop turns three rows at a time).
-__global__ void FLAT_BOUNDS flat_two(bk_args a, int s1, int h1, int h2)
+template <int TWEAK = 0, int MINB = 24>
+__global__ void __launch_bounds__(BK_THREADS, MINB) flat_two(bk_args a, int s1, int h1, int h2)
 {
     const bool tall = (int)blockIdx.y < s1;
     const int shift = tall ? 0 : s1 * (h1 - h2);
     bk_args b = a;
     b.in += (size_t)shift * a.pitch, b.out += (size_t)shift * a.pitch, b.height -= shift;
-    rolling_body_flat(b, BK_GAUSS_FLAT, 3, 4, tall ? h1 : h2);
+    rolling_body_flat(b, BK_GAUSS_FLAT, 3, 4, tall ? h1 : h2, TWEAK);
 }
 
 // One row a variant: a one-height kernel in strips of h1 rows, or (kernel null) flat_two, h1-row strips
@@ -70,10 +75,11 @@ struct variant {
     const char *name;
     void (*kernel)(bk_args);
     int h1, h2, tail_waves;
+    void (*two)(bk_args, int, int, int); /* kernel null: this flat_two */
 };
 static const variant VARIANTS[] = {
     {"r36 (the lab's fused_flat_r36)", flat_rows<BK_GAUSS_FLAT, 36>, 36, 0, 0},
-    {"two 72/24 tail 2", nullptr, 72, 24, 2},
+    {"two 72/24 tail 2", nullptr, 72, 24, 2, flat_two<0, 24>},
     // whole waves at 16384^2 on 132 SMs x 24 warps (69 columns of strips): 366 rows, 45 strips a column,
     // 3105 blocks (one wave, all resident at once, equal work: no late starters, 6 of 366 rows to fill
     // the windows); 186 rows: 6141 blocks (1.94 waves); 120 rows: 9453 (2.98 waves)
@@ -82,6 +88,13 @@ static const variant VARIANTS[] = {
     {"r120 (three waves)", flat_rows<BK_GAUSS_FLAT, 120>, 120, 0, 0},
     {"r36_lb28 (72 registers, 28 warps)", flat_r36_lb28<BK_GAUSS_FLAT>, 36, 0, 0},
     {"r36_abs_lb28 (72 registers, 28 warps)", flat_r36_lb28<BK_GAUSS_ABS>, 36, 0, 0},
+    {"r36 vbias (gauss's 128 in a register)", flat_tweak<FLAT_VBIAS, 24>, 36, 0, 0},
+    {"r36 wide (the walk by IMAD.WIDE)", flat_tweak<FLAT_WIDE, 24>, 36, 0, 0},
+    {"r36 vbias+wide", flat_tweak<FLAT_VBIAS | FLAT_WIDE, 24>, 36, 0, 0},
+    {"r36 vbias+wide lb28", flat_tweak<FLAT_VBIAS | FLAT_WIDE, 28>, 36, 0, 0},
+    {"r36 vbias lb28", flat_tweak<FLAT_VBIAS, 28>, 36, 0, 0},
+    {"vbias two 72/24 tail 2", nullptr, 72, 24, 2, flat_two<FLAT_VBIAS, 24>},
+    {"vbias lb28 two 72/24 tail 2", nullptr, 72, 24, 2, flat_two<FLAT_VBIAS, 28>},
 };
 
 static void launch(const variant &v, const bk_args &a, int sms)
@@ -93,11 +106,11 @@ static void launch(const variant &v, const bk_args &a, int sms)
         return;
     }
     int per_sm = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, flat_two, BK_THREADS, 0));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v.two, BK_THREADS, 0));
     const long short_strips = (v.tail_waves * (long)sms * per_sm + cols - 1) / cols; // the last waves' strips
     const int s1 = (int)std::max(0L, (a.height - short_strips * v.h2) / v.h1);
     const int rest = a.height - s1 * v.h1;
-    flat_two<<<dim3(cols, (unsigned)(s1 + (rest + v.h2 - 1) / v.h2)), BK_THREADS>>>(a, s1, v.h1, v.h2);
+    v.two<<<dim3(cols, (unsigned)(s1 + (rest + v.h2 - 1) / v.h2)), BK_THREADS>>>(a, s1, v.h1, v.h2);
     CK(cudaGetLastError());
 }
 

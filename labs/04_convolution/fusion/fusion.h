@@ -50,7 +50,7 @@ typedef enum {
     MED_SCALAR, MED_VECTOR, MED_SHARED, MED_BEST, MED_DPX, MED_DPX_R48, MED_DPX_A6, MED_DPX_R48A6, MED_DPX_R12,
     MED_BULK_R48, MED_BULK_WAVE, MED_W16_R4, MED_W16_R8, MED_W16_R4_FMA, MED_W16_S12,
     MED_W16_S24, MED_W16_R8_LB, MED_W16_R4_CS, MED_W16_RING, MED_W16_TMA, MED_W16_TMA_DYN, MED_W16_TMA_R8,
-    MED_W16_LEAN, MED_W16_KEYS, MED_W16_KEYS_FMA, MED_W16_KEYS_MIX, MED_W16_KEYS_NB, MED_W16_KEYS_64, MED_RUNGS
+    MED_W16_LEAN, MED_W16_KEYS, MED_RUNGS
 } median_rung;
 /* The fused kernel: block-based, 8 pixels per lane, 16, or the instruction-budget rung (issue 20);
  * the same in two strips (BK_FUSED_STRIPS), with 16 pixels per lane (BK_FUSED_S16) and a leaner

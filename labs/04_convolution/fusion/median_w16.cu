@@ -503,7 +503,6 @@ template <int N> static __device__ __forceinline__ void tie_rows(row_w16 (&raw)[
 
 typedef struct {
     unsigned one, minus; /* 1 and -1 that the compiler cannot see (unit_fma) */
-    unsigned k16;        /* 65536, the same way (w16_keys_fma: the right end's mad.hi stays an IMAD.HI) */
 } lean_units;
 
 /* The middle of three as the sum (`sum`: a + b + c) minus the smallest and the largest: 2 IMADs. */
@@ -556,14 +555,12 @@ template <bool KEYS> static __device__ __forceinline__ unsigned lean_left(const 
     asm("mad.lo.u32 %0, %1, 65536, %2;" : "=r"(d) : "r"(v.p[7]), "r"(v.p[8]));
     return d;
 }
-template <bool KEYS, int SPREAD = 0>
-static __device__ __forceinline__ unsigned lean_right(const lean_row<KEYS> &v, int j, lean_units u)
+template <bool KEYS> static __device__ __forceinline__ unsigned lean_right(const lean_row<KEYS> &v, int j)
 {
     if (j < 7) return v.p[j + 1];
     if (!KEYS) return __byte_perm(v.p[0], v.p[8], 0x7632);
     unsigned d;
-    if (SPREAD && SPREAD != 4) asm("mad.hi.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(v.p[0]), "r"(u.k16), "r"(v.p[9])); /* IMAD.HI */
-    else asm("mad.hi.u32 %0, %1, 65536, %2;" : "=r"(d) : "r"(v.p[0]), "r"(v.p[9]));
+    asm("mad.hi.u32 %0, %1, 65536, %2;" : "=r"(d) : "r"(v.p[0]), "r"(v.p[9]));
     return d;
 }
 
@@ -581,9 +578,8 @@ static __device__ __forceinline__ void column_sorts_lean(const lean_row<KEYS> &a
     }
 }
 
-/* The rest of median_w16 (fma = false) on the sorted columns, and the 16 output bytes. SPREAD 2:
- * the first pair's median of the middles as sums minus min3 and max3 (w16_keys_mix). */
-template <bool KEYS, int SPREAD = 0>
+/* The rest of median_w16 (fma = false) on the sorted columns, and the 16 output bytes. */
+template <bool KEYS>
 static __device__ __forceinline__ uint4 median_finish_lean(const lean_row<KEYS> &lo, const lean_row<KEYS> &mi,
                                                            const lean_row<KEYS> &hi, lean_units u)
 {
@@ -591,21 +587,12 @@ static __device__ __forceinline__ uint4 median_finish_lean(const lean_row<KEYS> 
 #pragma unroll
     for (int j = 0; j < 8; j += 2) {
         unsigned mid_mi[2];
-        const unsigned before = lean_left(mi, j), after = lean_right<KEYS, SPREAD>(mi, j + 1, u);
-        if (SPREAD == 2 && j == 0) {
-            const unsigned s01 = imad_pin(mi.p[0], u.one, mi.p[1]);
-            mid_mi[0] = mid_of_sum(imad_pin(before, u.one, s01), min3u2(before, mi.p[0], mi.p[1]),
-                                   max3u2(before, mi.p[0], mi.p[1]), u);
-            mid_mi[1] = mid_of_sum(imad_pin(after, u.one, s01), min3u2(mi.p[0], mi.p[1], after),
-                                   max3u2(mi.p[0], mi.p[1], after), u);
-        } else {
-            middles_median2(before, mi.p[j], mi.p[j + 1], after, mid_mi);
-        }
+        middles_median2(lean_left(mi, j), mi.p[j], mi.p[j + 1], lean_right(mi, j + 1), mid_mi);
 #pragma unroll
         for (int i = 0; i < 2; i++) {
             const int k = j + i;
-            const unsigned big_lo = max3u2(lean_left(lo, k), lo.p[k], lean_right<KEYS, SPREAD>(lo, k, u));
-            const unsigned small_hi = min3u2(lean_left(hi, k), hi.p[k], lean_right<KEYS, SPREAD>(hi, k, u));
+            const unsigned big_lo = max3u2(lean_left(lo, k), lo.p[k], lean_right(lo, k));
+            const unsigned small_hi = min3u2(lean_left(hi, k), hi.p[k], lean_right(hi, k));
             const unsigned sum = imad_pin(imad_pin(big_lo, u.one, mid_mi[i]), u.one, small_hi);
             o[k] = mid_of_sum(sum, min3u2(big_lo, mid_mi[i], small_hi), max3u2(big_lo, mid_mi[i], small_hi), u);
         }
@@ -613,24 +600,8 @@ static __device__ __forceinline__ uint4 median_finish_lean(const lean_row<KEYS> 
     return pack_w16(o, KEYS ? 0x7351 : 0x6240); /* the pixels: bytes 0 and 2 (x 257) or 1 and 3 (keys) */
 }
 
-/* Row i of a tile at base + i pitch (w16_keys_fma): one IMAD.WIDE on the FMA pipe, where step_rows'
- * chain becomes 64-bit IADD3 pairs on the ALU. one_v: a 1 that differs per thread as far as the
- * compiler knows (lane_one), so the product cannot move to the uniform datapath and leave a 64-bit
- * add behind; i pitch is uniform (one UIMAD). The loads and the stores take different 1s: with one
- * product for both, ptxas computes it once and adds it to each pointer with an IADD3 again. */
-template <int K> static __device__ __forceinline__ unsigned lane_one() { return (threadIdx.x >> (5 + K)) + 1u; } /* blocks are 32 wide */
-static __device__ __forceinline__ const uint8_t *row_wide(const uint8_t *base, unsigned one_v, unsigned i_pitch)
-{
-    const uint64_t b = (uint64_t)base;
-    unsigned lo, hi; /* mad.wide.u32 would become an IMAD.WIDE, an IADD3 and an IMAD.X; this pair one IMAD.WIDE */
-    asm("mad.lo.cc.u32 %0, %2, %3, %4;\n\tmadc.hi.u32 %1, %2, %3, %5;"
-        : "=r"(lo), "=r"(hi) : "r"(one_v), "r"(i_pitch), "r"((unsigned)b), "r"((unsigned)(b >> 32)));
-    return (const uint8_t *)((uint64_t)hi << 32 | lo);
-}
-
-/* w16_r4_cs's tile, blocks and streaming stores; the edge threads take its clamped path. SPREAD 1, 2
- * (w16_keys_fma, w16_keys_mix): the rows' addresses and the right end's neighbours on the FMA pipe. */
-template <bool KEYS, int SPREAD = 0> static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, SPREAD == 4 ? 8 : 7) median_kernel_lean(bk_args a)
+/* w16_r4_cs's tile, blocks and streaming stores; the edge threads take its clamped path. */
+template <bool KEYS> static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, 7) median_kernel_lean(bk_args a)
 {
     const int x0 = (blockIdx.x * 32 + threadIdx.x) * 16;
     const int y0 = (blockIdx.y * W16_BLOCK_Y + threadIdx.y) * 4;
@@ -639,23 +610,17 @@ template <bool KEYS, int SPREAD = 0> static __global__ void __launch_bounds__(32
         median_tile_w16<4, false, true, true>(a, x0, y0);
         return;
     }
-    const lean_units u = {unit_fma(), (unsigned)(-(int)blockDim.x >> 5), SPREAD && SPREAD != 4 ? unit_fma() << 16 : 0u};
-    constexpr bool WIDE = SPREAD == 1 || SPREAD == 2; /* the rows' addresses by row_wide */
-    const unsigned pitch = (unsigned)a.pitch, one_v = WIDE ? lane_one<0>() : 1u, one_w = WIDE ? lane_one<1>() : 1u;
+    const lean_units u = {unit_fma(), (unsigned)(-(int)blockDim.x >> 5)};
+    const unsigned pitch = (unsigned)a.pitch;
     const uint8_t *in = a.in + (size_t)(y0 - 1) * a.pitch + x0;
     row_w16 raw[6];
 #pragma unroll
     for (int i = 0; i < 6; i++) {
-        if (WIDE) {
-            raw[i] = fetch_row_global(i ? row_wide(in, one_v, (unsigned)i * pitch) : in);
-            continue;
-        }
         raw[i] = fetch_row_global(in);
         if (i < 5) in = step_rows(in, pitch, u.one);
     }
     tie_rows(raw, 4);
-    uint8_t *const out0 = a.out + (size_t)y0 * a.pitch + x0;
-    uint8_t *out = out0;
+    uint8_t *out = a.out + (size_t)y0 * a.pitch + x0;
     lean_row<KEYS> r0 = unpack_lean<KEYS>(raw[0]), r1 = unpack_lean<KEYS>(raw[1]);
 #pragma unroll
     for (int r = 0; r < 4; r += 2) { /* output rows r (input rows r .. r + 2) and r + 1 (r + 1 .. r + 3) */
@@ -664,12 +629,11 @@ template <bool KEYS, int SPREAD = 0> static __global__ void __launch_bounds__(32
 #pragma unroll
         for (int j = 0; j < (KEYS ? 10 : 9); j++) bc.p[j] = imad_pin(r1.p[j], u.one, r2.p[j]);
         column_sorts_lean<KEYS>(r0, r1, r2, bc, u, lo, mi, hi);
-        if (WIDE) out = r ? (uint8_t *)row_wide(out0, one_w, (unsigned)r * pitch) : out0;
-        __stcs((uint4 *)out, median_finish_lean<KEYS, SPREAD>(lo, mi, hi, u));
-        out = WIDE ? (uint8_t *)row_wide(out0, one_w, (unsigned)(r + 1) * pitch) : (uint8_t *)step_rows(out, pitch, u.one);
+        __stcs((uint4 *)out, median_finish_lean<KEYS>(lo, mi, hi, u));
+        out = (uint8_t *)step_rows(out, pitch, u.one);
         column_sorts_lean<KEYS>(r3, r1, r2, bc, u, lo, mi, hi);
-        __stcs((uint4 *)out, median_finish_lean<KEYS, SPREAD>(lo, mi, hi, u));
-        if (r == 0 && !WIDE) out = (uint8_t *)step_rows(out, pitch, u.one);
+        __stcs((uint4 *)out, median_finish_lean<KEYS>(lo, mi, hi, u));
+        if (r == 0) out = (uint8_t *)step_rows(out, pitch, u.one);
         r0 = r2, r1 = r3;
     }
 }
@@ -683,18 +647,10 @@ void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st)
     case MED_W16_TMA_DYN: launch_ring_w16<4, 3, 7, true, true>(a, st, &resident[2]); GL_CHECK_LAUNCH(); return;
     case MED_W16_TMA_R8: launch_ring_w16<8, 2, 5, true, true>(a, st, &resident[3]); GL_CHECK_LAUNCH(); return;
     case MED_W16_LEAN:
-    case MED_W16_KEYS:
-    case MED_W16_KEYS_FMA:
-    case MED_W16_KEYS_MIX:
-    case MED_W16_KEYS_NB:
-    case MED_W16_KEYS_64: {
+    case MED_W16_KEYS: {
         const dim3 grid((unsigned)((a->width + 511) / 512), (unsigned)((a->height + 4 * W16_BLOCK_Y - 1) / (4 * W16_BLOCK_Y)));
         if (r == MED_W16_LEAN) median_kernel_lean<false><<<grid, dim3(32, W16_BLOCK_Y), 0, st>>>(*a);
-        else if (r == MED_W16_KEYS) median_kernel_lean<true><<<grid, dim3(32, W16_BLOCK_Y), 0, st>>>(*a);
-        else if (r == MED_W16_KEYS_FMA) median_kernel_lean<true, 1><<<grid, dim3(32, W16_BLOCK_Y), 0, st>>>(*a);
-        else if (r == MED_W16_KEYS_MIX) median_kernel_lean<true, 2><<<grid, dim3(32, W16_BLOCK_Y), 0, st>>>(*a);
-        else if (r == MED_W16_KEYS_NB) median_kernel_lean<true, 3><<<grid, dim3(32, W16_BLOCK_Y), 0, st>>>(*a);
-        else median_kernel_lean<true, 4><<<grid, dim3(32, W16_BLOCK_Y), 0, st>>>(*a);
+        else median_kernel_lean<true><<<grid, dim3(32, W16_BLOCK_Y), 0, st>>>(*a);
         GL_CHECK_LAUNCH();
         return;
     }
