@@ -52,6 +52,87 @@ __global__ void __launch_bounds__(BK_THREADS, 28) flat_r36_lb28(bk_args a) { rol
 template <int TWEAK, int MINB>
 __global__ void __launch_bounds__(BK_THREADS, MINB) flat_tweak(bk_args a) { rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, 36, TWEAK); }
 
+// Delayed stages (software pipelining across rows): in fused_flat_r36 each step (one input row) runs
+// gauss -> median -> sobel as one chain, so the median's ALU run (about 40 instructions in a row in
+// the SASS) waits for gauss's IMADs and sobel's half-precision adds wait for the median, and the
+// schedulers report the math pipe busy (1.43 warps stalled per issued instruction on the H100).
+// With D1 (D2) the median (sobel) of a step works on its window as it was before the step, and the
+// row the stage before it computes enters the window after it: the stages of one step are then
+// independent, and ptxas may interleave the median's ALU work with gauss's and sobel's FMA work.
+// Each delay holds one more row in flight (4 registers) and shifts the output one step later: the
+// strip fills in 6 + D1 + D2 steps and drains in D1 + D2 steps with no input row.
+template <int D1, int D2>
+static __device__ __forceinline__ void delayed_step(const bk_args &a, const int m, const bool input, const bool mid,
+                                                    const bool more, prow (&w)[3][3], rawrow (&ahead)[AHEAD],
+                                                    flat_walk &f, const strip_at &g, const bool edge, const bool low,
+                                                    const bool high)
+{
+    const int F = BK_GAUSS_FLAT, n1 = m - 2 - D1, n2 = m - 4 - D1 - D2; /* the windows' newest pushes */
+    prow o0, o1;
+    const bool have0 = input && m >= 2, have1 = mid && n1 >= 2, have2 = n2 >= 2;
+    if (input) {
+        prow r = unpack(ahead[m % AHEAD], 4, F);
+        if (more) ahead[m % AHEAD] = flat_load(f.src, g.x0, a.width, 4, edge);
+        f.src += a.pitch;
+        if (edge) r = row_clamp_columns(r, g.x0, g.x0w, a.width, 4, true);
+        w[0][m % 3] = r;
+    }
+    if (have0) {
+        o0 = stage_on_ring(F, w[0], m, 4, true);
+        if (edge) o0 = row_clamp_columns(o0, g.x0, g.x0w, a.width, 4, true);
+        if (!D1) w[1][(m - 2) % 3] = o0;
+    }
+    if (have1) {
+        o1 = stage_on_ring(F + 1, w[1], n1, 4, true);
+        if (edge) o1 = row_clamp_columns(o1, g.x0, g.x0w, a.width, 4, true);
+        if (!D2) w[2][(n1 - 2) % 3] = o1;
+    }
+    if (have2) {
+        flat_store(f.dst, stage_on_ring(F + 2, w[2], n2, 4, true), 4, F, low, high);
+        f.dst += a.pitch;
+    }
+    if (D1 && have0) w[1][(m - 2) % 3] = o0;
+    if (D2 && have1) w[2][(n1 - 2) % 3] = o1;
+}
+
+// fused_flat_r36's strips (ROWS output rows; ROWS = 6 + D1 + D2 modulo 3 so the steady loop turns
+// in threes) with delayed stages; the strips at the top and bottom take rolling_body.
+template <int D1, int D2, int ROWS>
+__global__ void FLAT_BOUNDS flat_delayed(bk_args a)
+{
+    constexpr int FILL = 6 + D1 + D2, STEADY = ROWS + 6 - FILL; /* steps with an input row after the fill */
+    static_assert(STEADY % 3 == 0, "the steady loop turns the windows in threes");
+    const strip_at g = strip_of(a, 4, ROWS, true);
+    if (!(g.y0 - 3 >= 0 && g.y0 + ROWS + 3 <= a.height)) {
+        rolling_body(a, BK_GAUSS_FLAT, 3, 4, ROWS, true);
+        return;
+    }
+    const bool low = g.writer & 1, high = g.writer & 2;
+    auto walk = [&](const bool edge) {
+        prow w[3][3];
+        rawrow ahead[AHEAD];
+        flat_walk f;
+        f.src = a.in + (size_t)(g.y0 - 3) * a.pitch + g.x0;
+        f.dst = a.out + (size_t)g.y0 * a.pitch + g.x0;
+#pragma unroll
+        for (int i = 0; i < AHEAD; i++, f.src += a.pitch) ahead[i] = flat_load(f.src, g.x0, a.width, 4, edge);
+#pragma unroll
+        for (int m = 0; m < FILL; m++) delayed_step<D1, D2>(a, m, true, true, true, w, ahead, f, g, edge, low, high);
+#pragma unroll 1
+        for (int it = 0; it < STEADY; it += 3) {
+            const bool more = it + 3 < STEADY;
+#pragma unroll
+            for (int u = 0; u < 3; u++) delayed_step<D1, D2>(a, FILL + u, true, true, more, w, ahead, f, g, edge, low, high);
+        }
+#pragma unroll
+        for (int j = 0; j < D1 + D2; j++) /* the drain, at the loop's ring positions (STEADY % 3 == 0); the
+                                            median runs in its first D1 steps (its last G row is in) */
+            delayed_step<D1, D2>(a, FILL + j, false, j < D1, false, w, ahead, f, g, edge, low, high);
+    };
+    if (g.edge) walk(true);
+    else walk(false);
+}
+
 // Strips 0 .. s1 - 1 are h1 rows from y = 0; the rest h2 rows from y = s1 h1. A short strip runs
 // rolling_body_flat on the picture moved up by s1 (h1 - h2) rows, where its strip number times h2 is
 // its first row; with s1 >= 1 that row is at least h2 >= 3, so the rows above it that the stages
@@ -95,6 +176,10 @@ static const variant VARIANTS[] = {
     {"r36 vbias lb28", flat_tweak<FLAT_VBIAS, 28>, 36, 0, 0},
     {"vbias two 72/24 tail 2", nullptr, 72, 24, 2, flat_two<FLAT_VBIAS, 24>},
     {"vbias lb28 two 72/24 tail 2", nullptr, 72, 24, 2, flat_two<FLAT_VBIAS, 28>},
+    {"delayed median r37", flat_delayed<1, 0, 37>, 37, 0, 0},
+    {"delayed median+sobel r38", flat_delayed<1, 1, 38>, 38, 0, 0},
+    {"delayed sobel r37", flat_delayed<0, 1, 37>, 37, 0, 0},
+    {"delayed none r36 (control)", flat_delayed<0, 0, 36>, 36, 0, 0},
 };
 
 static void launch(const variant &v, const bk_args &a, int sms)
