@@ -1,6 +1,7 @@
 // probe: candidates after Lab 04's block-based fused_flat_r36 (issue 20; not part of the product)
 // Not built by meson. Written on 2026-11-28 without a GPU, run the same day on an H100 and an H200
-// (plots/data/{h100,h200}/run_c0e8efd/flat_next*.txt; the handout's "The floor of this algorithm").
+// (plots/data/{h100,h200}/run_c0e8efd/flat_next*.txt and the runs named below; the handout's "The
+// floor of this algorithm" and "Probes after the floor").
 // Build on a GPU machine from the repository root:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler -fopenmp -D_POSIX_C_SOURCE=200809L -Icommon \
 //        -Ilabs/04_convolution/fusion tools/probes/flat_next.cu labs/04_convolution/fusion/fusion_reference.c \
@@ -25,15 +26,25 @@
 //     72/24 at most 0.3 (H100) / 0.45 (H200) points faster than r36, within r36's run-to-run spread;
 //     96/36 no faster; 96/36 with one tail wave, 144/36 and 36/36 at run time slower (the first H100
 //     call, flat_next_1.txt).
-//   - whole waves (added after those runs, not yet run on a GPU: the session's device time was spent):
-//     r36's kernel in strips of 366 / 186 / 120 rows, so that at 16384^2 the blocks make one, 1.94 and
-//     2.98 waves of 132 SMs x 24 warps. One wave: every block resident from the start with equal
-//     work (no late starters, the tail the profile blames on 96-row strips), and 6 rows of 366 to
-//     fill the windows where r36 fills 6 of 36. The 96-row strips' extra load stalls (2.0 warps a
-//     load per instruction against 1.37) may come back; that is what the run would show.
-//   - lb28 (not yet run either): r36 and abs in 72 registers, 28 warps an SM where 80 registers allow 24.
-//     abs's SASS in 80 registers has its IMADs' multipliers in vector registers (198 instructions read
-//     three vector registers, r36's loop 96), which may be why it ran slower; in 72 they stay uniform.
+//   - whole waves: r36's kernel in strips of 366 / 186 / 120 rows (one, 1.94 and 2.98 waves of 132
+//     SMs x 24 warps at 16384^2: every block resident from the start, 6 of 366 rows to fill the
+//     windows). Measured (later the same day; h100/run_db920c9, run_63ad7dd, run_016e6d7; h200/
+//     run_5b73f74, run_63ad7dd): the taller, the slower, and by far: 366 rows 42.5-43.1% (H100) and
+//     30.3-30.7% (H200) of memcpy, 186 rows 52.7-53.9 / 37.8-38.7, 120 rows 56.9-59.3 / 41.8-42.3,
+//     against r36's 64.7-65.9 / 47.0-47.6 in the same passes. Not the end of the kernel, then (one
+//     wave has none); what is left is what the taller strips change besides: the warps resident at
+//     once span more of the picture (46 strips of 366 rows cover all of it, of 36 rows 1656 rows).
+//     Not profiled;
+//   - lb28: r36 and abs in 72 registers, 28 warps an SM where 80 registers allow 24: r36 65.1-66.7%
+//     / 47.7-48.0%, abs 65.2-66.1 / 47.6-48.2: about half a point over r36 (every H200 pass), not kept;
+//   - at 63ad7dd (that commit's rolling_flat.cuh; the tweaks left the lab's header after the runs):
+//     gauss's +128 in a vector register (an IMAD cannot take a uniform multiplier and an immediate
+//     at once, so ptxas copied the multiplier into a vector register 11 times a loop turn: 479
+//     instructions, not 494) 65.8-66.7 / 47.5-47.9; the walk's pointers by IMAD.WIDE (no 64-bit
+//     IADD3 pairs) 65.3-66.2 / 47.2-47.8; both 64.5-65.9 / 46.6-47.5; with 72 registers or 72/24
+//     strips at most 66.0 / 48.2. None more than a point over r36;
+//   - delayed stages (flat_delayed below): 63.4-64.2% on the H100 against the control's 65.2-65.6
+//     (h100/run_016e6d7), not run on the H200.
 #include "rolling_flat.cuh"
 #include "probe_timing.cuh"
 
@@ -47,10 +58,6 @@ __global__ void FLAT_BOUNDS flat_rows(bk_args a) { rolling_body_flat(a, FIRST, 3
 // reading three vector registers, not 198).
 template <int FIRST>
 __global__ void __launch_bounds__(BK_THREADS, 28) flat_r36_lb28(bk_args a) { rolling_body_flat(a, FIRST, 3, 4, 36); }
-
-// fused_flat_r36 with rolling_flat.cuh's probe tweaks (FLAT_VBIAS, FLAT_WIDE), in 80 or 72 registers.
-template <int TWEAK, int MINB>
-__global__ void __launch_bounds__(BK_THREADS, MINB) flat_tweak(bk_args a) { rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, 36, TWEAK); }
 
 // Delayed stages (software pipelining across rows): in fused_flat_r36 each step (one input row) runs
 // gauss -> median -> sobel as one chain, so the median's ALU run (about 40 instructions in a row in
@@ -133,25 +140,109 @@ __global__ void FLAT_BOUNDS flat_delayed(bk_args a)
     else walk(false);
 }
 
+// r36 with its strips dealt out of order: block row b (1 <= b <= n - 2 of n) takes strip row
+// 1 + 37 (b - 1) mod (n - 2), the first and last keep theirs (their clamped path needs the picture's
+// edge where strip_of sees it). Blocks still start in the order of their index, so the warps
+// resident together are 37 strips apart: the strip height, the filling and the tail are r36's, the
+// span of the picture in use at once is the one-wave kernel's. The picture is moved by the
+// difference (as flat_two does), so that strip_of's first row is the strip's.
+__global__ void FLAT_BOUNDS flat_scatter(bk_args a)
+{
+    const int n = (int)gridDim.y, by = (int)blockIdx.y;
+    const int s = by == 0 || by == n - 1 || n <= 2 ? by : 1 + (37 * (by - 1)) % (n - 2);
+    const long shift = (long)(s - by) * 36;
+    bk_args b = a;
+    b.in += shift * a.pitch, b.out += shift * a.pitch, b.height -= (int)shift;
+    rolling_body_flat(b, BK_GAUSS_FLAT, 3, 4, 36);
+}
+
+// r36 and other heights with their slow blocks first (rolling_flat.cuh's slowest_first_block, the
+// lab's fused_flat_sf since: written here first, measured, then moved into the lab).
+template <int ROWS, int MINB = 24>
+__global__ void __launch_bounds__(BK_THREADS, MINB) flat_slow_first(bk_args a)
+{
+    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, ROWS, slowest_first_block());
+}
+
+// Block timeline (why tall strips are slow): r36's kernel in strips of ROWS rows, lane 0 of each
+// block writing when it started and ended (%globaltimer), its SM, and whether its columns reach the
+// picture's left or right edge (bit 0: rolling_flat.cuh's clamped path) or its rows the top or
+// bottom (bit 1: rolling_body's general path). One launch each, after the timed passes.
+struct block_rec {
+    unsigned long long t0, t1;
+    unsigned sm, edge;
+};
+static __device__ __forceinline__ unsigned long long global_ns()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+template <int ROWS, bool SLOW_FIRST> __global__ void FLAT_BOUNDS flat_timed(bk_args a, block_rec *rec)
+{
+    const unsigned long long t0 = global_ns();
+    const uint2 blk = SLOW_FIRST ? slowest_first_block() : make_uint2(blockIdx.x, blockIdx.y);
+    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, ROWS, blk);
+    __syncwarp();
+    if (threadIdx.x == 0) {
+        const strip_at g = strip_of(a, 4, ROWS, true, blk);
+        unsigned sm;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        const unsigned rows_edge = g.y0 - 3 < 0 || g.y0 + ROWS + 3 > a.height;
+        rec[blockIdx.y * gridDim.x + blockIdx.x] = {t0, global_ns(), sm, (unsigned)g.edge | rows_edge << 1};
+    }
+}
+
+template <int ROWS, bool SLOW_FIRST = false> static void timeline(const bk_args &a, int sms)
+{
+    const dim3 grid = dim3(rolling_grid(&a, 4, 36).x, (unsigned)((a.height + ROWS - 1) / ROWS));
+    const size_t nb = (size_t)grid.x * grid.y;
+    block_rec *d;
+    CK(cudaMalloc(&d, nb * sizeof(block_rec)));
+    for (int i = 0; i < 2; i++) flat_timed<ROWS, SLOW_FIRST><<<grid, BK_THREADS>>>(a, d); /* the second one is kept */
+    CK(cudaDeviceSynchronize());
+    std::vector<block_rec> r(nb);
+    CK(cudaMemcpy(r.data(), d, nb * sizeof(block_rec), cudaMemcpyDeviceToHost));
+    CK(cudaFree(d));
+    unsigned long long t0 = ~0ull, t1 = 0;
+    for (auto &b : r) t0 = std::min(t0, b.t0), t1 = std::max(t1, b.t1);
+    std::vector<double> dur[3]; /* interior, left/right edge columns, top/bottom rows */
+    std::vector<unsigned long long> sm_end(sms, 0);
+    for (auto &b : r) {
+        dur[b.edge & 2 ? 2 : b.edge & 1 ? 1 : 0].push_back((b.t1 - b.t0) / 1e3);
+        if (b.sm < (unsigned)sms) sm_end[b.sm] = std::max(sm_end[b.sm], b.t1 - t0);
+    }
+    std::sort(sm_end.begin(), sm_end.end());
+    printf("timeline r%d%s: %zu blocks, kernel %.1f us; an SM's last block ends at %.1f (earliest SM), %.1f (median), %.1f us\n",
+           ROWS, SLOW_FIRST ? " slow blocks first" : "", nb, (t1 - t0) / 1e3, sm_end[0] / 1e3, sm_end[sms / 2] / 1e3, sm_end[sms - 1] / 1e3);
+    static const char *const what[3] = {"interior", "edge columns", "top/bottom"};
+    for (int k = 0; k < 3; k++) {
+        if (dur[k].empty()) continue;
+        std::sort(dur[k].begin(), dur[k].end());
+        printf("  %-12s %5zu blocks: duration median %.1f us, min %.1f, max %.1f\n", what[k], dur[k].size(),
+               dur[k][dur[k].size() / 2], dur[k].front(), dur[k].back());
+    }
+}
+
 // Strips 0 .. s1 - 1 are h1 rows from y = 0; the rest h2 rows from y = s1 h1. A short strip runs
 // rolling_body_flat on the picture moved up by s1 (h1 - h2) rows, where its strip number times h2 is
 // its first row; with s1 >= 1 that row is at least h2 >= 3, so the rows above it that the stages
 // read are never clamped as a top edge (with s1 = 0 nothing moves), and its bottom is the picture's.
 // h1 and h2: multiples of 3 (rolling_body_flat's loop turns three rows at a time).
-template <int TWEAK = 0, int MINB = 24>
-__global__ void __launch_bounds__(BK_THREADS, MINB) flat_two(bk_args a, int s1, int h1, int h2)
+__global__ void FLAT_BOUNDS flat_two(bk_args a, int s1, int h1, int h2)
 {
     const bool tall = (int)blockIdx.y < s1;
     const int shift = tall ? 0 : s1 * (h1 - h2);
     bk_args b = a;
     b.in += (size_t)shift * a.pitch, b.out += (size_t)shift * a.pitch, b.height -= shift;
-    rolling_body_flat(b, BK_GAUSS_FLAT, 3, 4, tall ? h1 : h2, TWEAK);
+    rolling_body_flat(b, BK_GAUSS_FLAT, 3, 4, tall ? h1 : h2);
 }
 
 // One row a variant: a one-height kernel in strips of h1 rows, or (kernel null) flat_two, h1-row strips
 // and h2-row ones for the last tail_waves waves. Run c0e8efd also had r36_abs (flat_rows<BK_GAUSS_ABS,
 // 36>), the final median by XOR in every second / fourth register and two 96/36 tail 2 (their code:
-// git show c0e8efd:tools/probes/flat_next.cu).
+// git show c0e8efd:tools/probes/flat_next.cu); runs 63ad7dd and 016e6d7 the vbias and wide tweaks
+// (git show 016e6d7:tools/probes/flat_next.cu, with that commit's rolling_flat.cuh and rolling.cuh).
 struct variant {
     const char *name;
     void (*kernel)(bk_args);
@@ -160,7 +251,7 @@ struct variant {
 };
 static const variant VARIANTS[] = {
     {"r36 (the lab's fused_flat_r36)", flat_rows<BK_GAUSS_FLAT, 36>, 36, 0, 0},
-    {"two 72/24 tail 2", nullptr, 72, 24, 2, flat_two<0, 24>},
+    {"two 72/24 tail 2", nullptr, 72, 24, 2, flat_two},
     // whole waves at 16384^2 on 132 SMs x 24 warps (69 columns of strips): 366 rows, 45 strips a column,
     // 3105 blocks (one wave, all resident at once, equal work: no late starters, 6 of 366 rows to fill
     // the windows); 186 rows: 6141 blocks (1.94 waves); 120 rows: 9453 (2.98 waves)
@@ -169,13 +260,15 @@ static const variant VARIANTS[] = {
     {"r120 (three waves)", flat_rows<BK_GAUSS_FLAT, 120>, 120, 0, 0},
     {"r36_lb28 (72 registers, 28 warps)", flat_r36_lb28<BK_GAUSS_FLAT>, 36, 0, 0},
     {"r36_abs_lb28 (72 registers, 28 warps)", flat_r36_lb28<BK_GAUSS_ABS>, 36, 0, 0},
-    {"r36 vbias (gauss's 128 in a register)", flat_tweak<FLAT_VBIAS, 24>, 36, 0, 0},
-    {"r36 wide (the walk by IMAD.WIDE)", flat_tweak<FLAT_WIDE, 24>, 36, 0, 0},
-    {"r36 vbias+wide", flat_tweak<FLAT_VBIAS | FLAT_WIDE, 24>, 36, 0, 0},
-    {"r36 vbias+wide lb28", flat_tweak<FLAT_VBIAS | FLAT_WIDE, 28>, 36, 0, 0},
-    {"r36 vbias lb28", flat_tweak<FLAT_VBIAS, 28>, 36, 0, 0},
-    {"vbias two 72/24 tail 2", nullptr, 72, 24, 2, flat_two<FLAT_VBIAS, 24>},
-    {"vbias lb28 two 72/24 tail 2", nullptr, 72, 24, 2, flat_two<FLAT_VBIAS, 28>},
+    {"r36 scattered (37 strips apart)", flat_scatter, 36, 0, 0},
+    {"r36 slow blocks first", flat_slow_first<36>, 36, 0, 0},
+    {"r36 slow first, 72 registers", flat_slow_first<36, 28>, 36, 0, 0},
+    {"r48 slow blocks first", flat_slow_first<48>, 48, 0, 0},
+    {"r72 slow blocks first", flat_slow_first<72>, 72, 0, 0},
+    {"r96 slow blocks first", flat_slow_first<96>, 96, 0, 0},
+    {"r24 slow blocks first", flat_slow_first<24>, 24, 0, 0},
+    {"r48 slow first, 72 registers", flat_slow_first<48, 28>, 48, 0, 0},
+    {"r72 slow first, 72 registers", flat_slow_first<72, 28>, 72, 0, 0},
     {"delayed median r37", flat_delayed<1, 0, 37>, 37, 0, 0},
     {"delayed median+sobel r38", flat_delayed<1, 1, 38>, 38, 0, 0},
     {"delayed sobel r37", flat_delayed<0, 1, 37>, 37, 0, 0},
@@ -248,6 +341,7 @@ int main()
             printf("pass %d\n", pass);
             for (const variant &v : VARIANTS) timeit(v.name, 2.0 * n, memcpy_ms, [&] { launch(v, a, sms); });
         }
+        if (memcpy_ms > 0) timeline<36>(a, sms), timeline<36, true>(a, sms), timeline<72, true>(a, sms), timeline<366>(a, sms), timeline<120>(a, sms);
         printf("%d x %d: every variant checked against fusion_reference.c\n", w, h);
         CK(cudaFree(din));
         CK(cudaFree(dout));

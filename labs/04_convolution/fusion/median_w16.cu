@@ -452,7 +452,13 @@ template <int R, int STAGES, int MINB, bool TMA, bool DYN = false> static void l
  * with the neighbour columns in two registers of one key each (pixel -1 in the low half, pixel 16 in
  * the high half, zeros beside), the neighbours at the ends of a row are one instruction each, not
  * a byte permute (an IMAD at the left end; ptxas makes the right end's mad.hi a LEA.HI, still ALU): 98.5 ALU instructions a row of 16 pixels where w16_r4_cs takes 108 (SASS), 6.69 a pixel
- * by ncu against 7.22. 85.2% of memcpy on the H200 and 97.1% on the H100 (run_0a5eda2). */
+ * by ncu against 7.22. 85.2% of memcpy on the H200 and 97.1% on the H100 (run_0a5eda2).
+ * Moving more of it to the FMA pipe did not pay (commit 5b73f74, h200/run_5b73f74): the rows'
+ * addresses by IMAD.WIDE and the right end's neighbours by IMAD.HI took the ALU from 6.69 to 6.28
+ * instructions a pixel and the FMA pipe from 5.75 to 6.27, and ran at 81.6-82.2% of memcpy where
+ * w16_keys ran at 84.9-85.5% in the same six runs (64 registers, 8 blocks an SM: 79.8-80.5%). With
+ * its schedulers issuing in 74.7% of their active cycles, the H200 median is short of issue slots
+ * as a whole, not of one pipe: the handout's "Probes after the floor". */
 static __device__ __forceinline__ unsigned imad_pin(unsigned a, unsigned k, unsigned b)
 {
     unsigned d;

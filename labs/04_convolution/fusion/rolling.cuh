@@ -423,14 +423,14 @@ static __device__ __forceinline__ prow stage_median_dpx(const prow &a, const pro
  * of nine is one of the nine, and x -> x >> 8 keeps their order), so the median runs on the sums
  * and one byte permute afterwards (stage_median_x16) replaces a shift and a mask per pair here. */
 static __device__ __forceinline__ prow stage_gauss_x16(const prow &a, const prow &b, const prow &c, const int np,
-                                                       const bool strips, const unsigned bias = 0x00800080u)
+                                                       const bool strips)
 {
     prow v, o;
 #pragma unroll
     for (int j = 0; j < np; j++) v.p[j] = madd_fma(b.p[j], 2, add_fma(a.p[j], c.p[j])); /* <= 1020 per half */
     const prow l = pairs_left(v, np, strips), r = pairs_right(v, np, strips);
 #pragma unroll
-    for (int j = 0; j < np; j++) o.p[j] = madd_fma(v.p[j], 32, madd_fma(add_fma(l.p[j], r.p[j]), 16, bias));
+    for (int j = 0; j < np; j++) o.p[j] = madd_fma(v.p[j], 32, madd_fma(add_fma(l.p[j], r.p[j]), 16, 0x00800080u));
     return o;
 }
 
@@ -583,12 +583,13 @@ typedef struct {
     int x0w, x0, y0, writer;
     bool edge; /* the warp's columns reach past an edge of the picture */
 } strip_at;
-static __device__ __forceinline__ strip_at strip_of(const bk_args &a, const int np, const int rows, const bool strips)
+static __device__ __forceinline__ strip_at strip_of(const bk_args &a, const int np, const int rows, const bool strips,
+                                                   const uint2 blk = make_uint2(blockIdx.x, blockIdx.y))
 {
     const int span = strips ? np : 2 * np, lane = threadIdx.x, reach = strips ? STRIP_GAP(np) + 32 * np : 32 * span;
     strip_at g;
-    g.x0w = blockIdx.x * (OUT_LANES * 2 * np) - span, g.x0 = g.x0w + lane * span;
-    g.y0 = blockIdx.y * rows;
+    g.x0w = blk.x * (OUT_LANES * 2 * np) - span, g.x0 = g.x0w + lane * span;
+    g.y0 = blk.y * rows;
     g.edge = g.x0w < 0 || g.x0w + reach > a.width;
     const bool out_lane = lane >= 1 && lane <= OUT_LANES;
     g.writer = !out_lane ? 0 : !strips ? (g.x0 < a.width ? 3 : 0)
@@ -606,9 +607,10 @@ static __device__ __forceinline__ strip_at strip_of(const bk_args &a, const int 
  * 2 np >= 3 stay right). Picture edges: row and column clamping repeated after every stage (so an
  * intermediate pixel outside the picture is the intermediate at the clamped position). */
 static __device__ __forceinline__ void rolling_body(bk_args a, const int first, const int nstages, const int np,
-                                                    const int rows, const bool strips, const int depth = AHEAD)
+                                                    const int rows, const bool strips, const int depth = AHEAD,
+                                                    const uint2 blk = make_uint2(blockIdx.x, blockIdx.y))
 {
-    const strip_at g = strip_of(a, np, rows, strips);
+    const strip_at g = strip_of(a, np, rows, strips, blk); /* blk: the block's column and strip (blockIdx) */
     const int x0w = g.x0w, x0 = g.x0, y0 = g.y0, writer = g.writer;
     const bool edge = g.edge;
     if (y0 >= a.height) return; /* the whole warp */

@@ -142,6 +142,19 @@ static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat_r3
     rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_FLAT);
 }
 
+/* fused_flat_sf: fused_flat with its slowest blocks started first (rolling_flat.cuh's
+ * slowest_first_block), in 72-row strips and 72 registers (28 warps an SM; ptxas: 84 bytes spilled
+ * outside the steady loop). Started in index order, 72-row strips and 72 registers gained at most
+ * a point each (probes, plots/data/{h100,h200}/run_63ad7dd); with the slow blocks first the tail is
+ * gone and both pay. Probes at 16384^2 (% of the probe's memcpy, two passes, tools/probes/
+ * flat_next.cu): H100 r36 65.0-66.1, r36 slowest first 68.5-69.6, and in 72 registers 70.2-70.4;
+ * H200 r36 48.3-48.8, r36 slowest first 52.0, in 72 registers 53.1-53.2, r72 in 72 registers 54.1. */
+#define BK_ROWS_SF 72
+static __global__ void __launch_bounds__(BK_THREADS, 28) bk_kernel_fused_flat_sf(bk_args a)
+{
+    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_SF, slowest_first_block());
+}
+
 void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t st)
 {
     if (kind >= BK_FUSED_HALF) {
@@ -150,7 +163,8 @@ void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t s
         else if (kind == BK_FUSED_XOR) bk_kernel_fused_xor<<<grid, BK_THREADS, 0, st>>>(*a);
         else if (kind == BK_FUSED_XORC) bk_kernel_fused_xorc<<<grid, BK_THREADS, 0, st>>>(*a);
         else if (kind == BK_FUSED_FLAT) bk_kernel_fused_flat<<<grid, BK_THREADS, 0, st>>>(*a);
-        else bk_kernel_fused_flat_r36<<<rolling_grid(a, 4, BK_ROWS_FLAT), BK_THREADS, 0, st>>>(*a);
+        else if (kind == BK_FUSED_FLAT_R36) bk_kernel_fused_flat_r36<<<rolling_grid(a, 4, BK_ROWS_FLAT), BK_THREADS, 0, st>>>(*a);
+        else bk_kernel_fused_flat_sf<<<rolling_grid(a, 4, BK_ROWS_SF), BK_THREADS, 0, st>>>(*a);
         GL_CHECK_LAUNCH();
         return;
     }

@@ -51,37 +51,11 @@ typedef struct {
     uint8_t *dst;
 } flat_walk;
 
-/* Probe tweaks (tools/probes/flat_next.cu; 0 in the lab's rungs): FLAT_VBIAS: gauss's 128 in a vector
- * register (its IMAD has a uniform multiplier, and one IMAD cannot take both that and an immediate, so
- * ptxas copies the multiplier into a vector register at every use: 11 copies a turn of the loop);
- * FLAT_WIDE: the walk's pointers stepped by one IMAD.WIDE each (p + 1 x pitch with a 1 that differs
- * per thread as far as the compiler knows), not by 64-bit IADD3 pairs on the ALU pipe. */
-enum { FLAT_VBIAS = 1, FLAT_WIDE = 2 };
-static __device__ __forceinline__ const uint8_t *flat_step(const uint8_t *p, unsigned one_v, unsigned pitch)
-{
-    const uint64_t b = (uint64_t)p;
-    unsigned lo, hi; /* mad.wide.u32 becomes an IMAD.WIDE, an IADD3 and an IMAD.X; this pair one IMAD.WIDE */
-    asm("mad.lo.cc.u32 %0, %2, %3, %4;\n\tmadc.hi.u32 %1, %2, %3, %5;"
-        : "=r"(lo), "=r"(hi) : "r"(one_v), "r"(pitch), "r"((unsigned)b), "r"((unsigned)(b >> 32)));
-    return (const uint8_t *)((uint64_t)hi << 32 | lo);
-}
-/* (a pointer out of inline PTX is a generic one to the compiler: __isGlobal keeps LDG and STG) */
-static __device__ __forceinline__ void flat_advance(const uint8_t *&p, const bk_args &a, const int tweak)
-{
-    if (tweak & FLAT_WIDE) p = flat_step(p, (threadIdx.x >> 5) + 1u, (unsigned)a.pitch), __builtin_assume(__isGlobal(p));
-    else p += a.pitch;
-}
-static __device__ __forceinline__ void flat_advance(uint8_t *&p, const bk_args &a, const int tweak)
-{
-    if (tweak & FLAT_WIDE) p = (uint8_t *)flat_step(p, (threadIdx.x >> 6) + 1u, (unsigned)a.pitch), __builtin_assume(__isGlobal(p));
-    else p += a.pitch;
-}
-
 
 /* Input row r (the walk's m-th, m known at compile time) through the stages, as interior_stages. */
 static __device__ __forceinline__ void flat_stages(const bk_args &a, const int first, const int nstages, const int np,
                                                    const int m, prow (&w)[3][3], flat_walk &f, prow r, int x0, int x0w,
-                                                   bool edge, bool low, bool high, const int tweak = 0)
+                                                   bool edge, bool low, bool high)
 {
     if (edge) r = row_clamp_columns(r, x0, x0w, a.width, np, true);
     w[0][m % 3] = r;
@@ -90,13 +64,10 @@ static __device__ __forceinline__ void flat_stages(const bk_args &a, const int f
         const int n = m - 2 * k; /* this row's push number in stage k's window */
         const bool last = k == nstages - 1;
         if (n < 2) return; /* the window is not full yet (compile time) */
-        prow o = k == 0 && (tweak & FLAT_VBIAS)
-                     ? stage_gauss_x16(w[0][(n + 1) % 3], w[0][(n + 2) % 3], w[0][n % 3], np, true,
-                                       0x00800080u | threadIdx.x >> 5) /* threadIdx.x < 32: 0x00800080 */
-                     : stage_on_ring(first + k, w[k], n, np, true);
+        prow o = stage_on_ring(first + k, w[k], n, np, true);
         if (last) {
             flat_store(f.dst, o, np, first, low, high);
-            flat_advance(f.dst, a, tweak);
+            f.dst += a.pitch;
         } else {
             if (edge) o = row_clamp_columns(o, x0, x0w, a.width, np, true);
             w[k + 1][(n - 2) % 3] = o;
@@ -109,18 +80,16 @@ static __device__ __forceinline__ void flat_stages(const bk_args &a, const int f
  * last iteration, whose loads would read past it). */
 static __device__ __forceinline__ void flat_row(const bk_args &a, const int first, const int nstages, const int np,
                                                 const int m, bool more, prow (&w)[3][3], rawrow (&ahead)[AHEAD],
-                                                flat_walk &f, int x0, int x0w, bool edge, bool low, bool high,
-                                                const int tweak = 0)
+                                                flat_walk &f, int x0, int x0w, bool edge, bool low, bool high)
 {
     const prow r = unpack(ahead[m % AHEAD], np, first);
     if (more) ahead[m % AHEAD] = flat_load(f.src, x0, a.width, np, edge);
-    flat_advance(f.src, a, tweak);
-    flat_stages(a, first, nstages, np, m, w, f, r, x0, x0w, edge, low, high, tweak);
+    f.src += a.pitch;
+    flat_stages(a, first, nstages, np, m, w, f, r, x0, x0w, edge, low, high);
 }
 
 static __device__ __forceinline__ void flat_interior(const bk_args &a, const int first, const int nstages, const int np,
-                                                     const int rows, const strip_at &g, const bool edge,
-                                                     const int tweak = 0)
+                                                     const int rows, const strip_at &g, const bool edge)
 {
     prow w[3][3];
     rawrow ahead[AHEAD];
@@ -131,28 +100,50 @@ static __device__ __forceinline__ void flat_interior(const bk_args &a, const int
 #pragma unroll
     for (int i = 0; i < AHEAD; i++, f.src += a.pitch) ahead[i] = flat_load(f.src, g.x0, a.width, np, edge);
 #pragma unroll
-    for (int m = 0; m < 2 * nstages; m++)
-        flat_row(a, first, nstages, np, m, true, w, ahead, f, g.x0, g.x0w, edge, low, high, tweak);
+    for (int m = 0; m < 2 * nstages; m++) flat_row(a, first, nstages, np, m, true, w, ahead, f, g.x0, g.x0w, edge, low, high);
 #pragma unroll 1
     for (int it = 0; it < rows; it += AHEAD) {
         const bool more = it + AHEAD < rows;
 #pragma unroll
         for (int u = 0; u < AHEAD; u++)
-            flat_row(a, first, nstages, np, 2 * nstages + u, more, w, ahead, f, g.x0, g.x0w, edge, low, high, tweak);
+            flat_row(a, first, nstages, np, 2 * nstages + u, more, w, ahead, f, g.x0, g.x0w, edge, low, high);
     }
 }
 
-/* rolling_body with the flat walk on interior strips (strips layout, rows a multiple of 3). */
+/* Lesson (the order blocks start in, the fused_flat_sf rung): a grid's blocks start in the order of
+ * their index, x first, as slots free up. Not all of fused_flat's blocks cost the same: the strips
+ * at the top and bottom walk rolling_body's general path and the left and right columns clamp every
+ * stage's row, about 2x and 1.6x an interior block's time (%globaltimer records of every block,
+ * tools/probes/flat_next.cu). In index order the bottom strips start in the last wave and an edge
+ * column block is in every wave, so the kernel ends with a few slow blocks on a few SMs while the
+ * others idle: the SMs' last blocks ended over 19 us of a 275 us kernel (H100, 36-row strips). This
+ * index-to-block map starts them first - the bottom strip row, the top one, the edge columns of the
+ * rows between, then the interior row by row - and the SMs' ends spread over 5 us. The longest jobs
+ * first: the oldest rule for filling parallel machines. */
+static __device__ __forceinline__ uint2 slowest_first_block()
+{
+    const unsigned gx = gridDim.x, gy = gridDim.y, i = blockIdx.y * gx + blockIdx.x;
+    if (gx <= 2 || gy <= 2) return make_uint2(blockIdx.x, blockIdx.y);
+    const unsigned edges = 2 * (gy - 2); /* the edge columns' blocks of the rows between */
+    if (i < gx) return make_uint2(i, gy - 1);
+    if (i < 2 * gx) return make_uint2(i - gx, 0);
+    if (i < 2 * gx + edges) return make_uint2((i - 2 * gx) % 2 ? gx - 1 : 0, 1 + (i - 2 * gx) / 2);
+    return make_uint2(1 + (i - 2 * gx - edges) % (gx - 2), 1 + (i - 2 * gx - edges) / (gx - 2));
+}
+
+/* rolling_body with the flat walk on interior strips (strips layout, rows a multiple of 3); blk: the
+ * block's column and strip (blockIdx, or slowest_first_block's). */
 static __device__ __forceinline__ void rolling_body_flat(const bk_args &a, const int first, const int nstages,
-                                                         const int np, const int rows, const int tweak = 0)
+                                                         const int np, const int rows,
+                                                         const uint2 blk = make_uint2(blockIdx.x, blockIdx.y))
 {
     static_assert(AHEAD == 3, "the walk's loop turns the three-row windows once an iteration");
-    const strip_at g = strip_of(a, np, rows, true);
+    const strip_at g = strip_of(a, np, rows, true, blk);
     if (g.y0 - nstages >= 0 && g.y0 + rows + nstages <= a.height) {
-        if (g.edge) flat_interior(a, first, nstages, np, rows, g, true, tweak);
-        else flat_interior(a, first, nstages, np, rows, g, false, tweak);
+        if (g.edge) flat_interior(a, first, nstages, np, rows, g, true);
+        else flat_interior(a, first, nstages, np, rows, g, false);
         return;
     }
-    rolling_body(a, first, nstages, np, rows, true); /* the strips at the top and bottom */
+    rolling_body(a, first, nstages, np, rows, true, AHEAD, blk); /* the strips at the top and bottom */
 }
 #endif
