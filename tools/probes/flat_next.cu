@@ -44,7 +44,15 @@
 //     IADD3 pairs) 65.3-66.2 / 47.2-47.8; both 64.5-65.9 / 46.6-47.5; with 72 registers or 72/24
 //     strips at most 66.0 / 48.2. None more than a point over r36;
 //   - delayed stages (flat_delayed below): 63.4-64.2% on the H100 against the control's 65.2-65.6
-//     (h100/run_016e6d7), not run on the H200.
+//     (h100/run_016e6d7); later runs 62.7-65.1 (H100) and 45.3-47.8 (H200), always below r36;
+//   - scattered strips (flat_scatter): r36 with its resident warps spread over the whole picture,
+//     0.1-1.8 points below r36: the span is not what costs the tall strips;
+//   - block timelines (flat_timed, timeline()): the top / bottom strips and the edge columns take
+//     about 2x and 1.6x an interior block, and in index order they end the kernel (366 rows: the
+//     slowest block ends at 426 us, interior blocks take 216 us);
+//   - slowest first (flat_slow_first, rolling_flat.cuh's slowest_first_block): r36 +3 to +4 points,
+//     best in 72-row strips and 72 registers - the lab's fused_flat_sf since d0723ba (h100/ and
+//     h200/run_d0723ba, flat_next_scatter*, _timeline*, _slowfirst*).
 #include "rolling_flat.cuh"
 #include "probe_timing.cuh"
 

@@ -143,12 +143,16 @@ static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat_r3
 }
 
 /* fused_flat_sf: fused_flat with its slowest blocks started first (rolling_flat.cuh's
- * slowest_first_block), in 72-row strips and 72 registers (28 warps an SM; ptxas: 84 bytes spilled
- * outside the steady loop). Started in index order, 72-row strips and 72 registers gained at most
- * a point each (probes, plots/data/{h100,h200}/run_63ad7dd); with the slow blocks first the tail is
- * gone and both pay. Probes at 16384^2 (% of the probe's memcpy, two passes, tools/probes/
- * flat_next.cu): H100 r36 65.0-66.1, r36 slowest first 68.5-69.6, and in 72 registers 70.2-70.4;
- * H200 r36 48.3-48.8, r36 slowest first 52.0, in 72 registers 53.1-53.2, r72 in 72 registers 54.1. */
+ * slowest_first_block), in 72-row strips and 72 registers (28 warps an SM; ptxas spills 7 registers
+ * in the edge columns' loop, none in the interior's). Started in index order, 72-row strips and 72
+ * registers gained at most a point each (probes, plots/data/{h100,h200}/run_63ad7dd); with the slow
+ * blocks first the tail is gone and both pay. Probes at 16384^2 (% of the probe's memcpy, two
+ * passes, tools/probes/flat_next.cu, run_d0723ba): H100 r36 65.0-66.1, r36 slowest first 68.5-69.6,
+ * and in 72 registers 70.2-70.4; H200 r36 48.3-48.8, slowest first 52.0, in 72 registers 53.1-53.2,
+ * r72 in 72 registers 54.1. The lab at d0723ba: H100 69.8 / 69.9 / 69.85% of memcpy (fused_flat_r36
+ * 64.5 / 64.4 / 64.45 in the same runs), H200 51.9 / 51.9 / 51.68% (46.5 / 46.6 / 46.50); ncu: 24.15
+ * instructions a pixel (r36 24.63), the busiest SM +0.8-2.3% over the average (+4.7-7.0%), 25.5-25.9
+ * warps an SM (19.9-20.6). */
 #define BK_ROWS_SF 72
 static __global__ void __launch_bounds__(BK_THREADS, 28) bk_kernel_fused_flat_sf(bk_args a)
 {

@@ -116,10 +116,10 @@ static __device__ __forceinline__ void flat_interior(const bk_args &a, const int
  * stage's row, about 2x and 1.6x an interior block's time (%globaltimer records of every block,
  * tools/probes/flat_next.cu). In index order the bottom strips start in the last wave and an edge
  * column block is in every wave, so the kernel ends with a few slow blocks on a few SMs while the
- * others idle: the SMs' last blocks ended over 19 us of a 275 us kernel (H100, 36-row strips). This
- * index-to-block map starts them first - the bottom strip row, the top one, the edge columns of the
- * rows between, then the interior row by row - and the SMs' ends spread over 5 us. The longest jobs
- * first: the oldest rule for filling parallel machines. */
+ * others idle: the SMs' last blocks ended over 16-20 us of a 275 us kernel (H100, 36-row strips).
+ * This index-to-block map starts them first - the bottom strip row, the top one, the edge columns of
+ * the rows between, then the interior row by row - and the SMs' ends spread over 4-5 us. The longest
+ * jobs first: the oldest rule for filling parallel machines. */
 static __device__ __forceinline__ uint2 slowest_first_block()
 {
     const unsigned gx = gridDim.x, gy = gridDim.y, i = blockIdx.y * gx + blockIdx.x;
