@@ -110,6 +110,27 @@ static __device__ __forceinline__ void flat_interior(const bk_args &a, const int
     }
 }
 
+/* Lesson (the order blocks start in, the fused_flat_sf rung): a grid's blocks start in the order of
+ * their index, x first, as slots free up. Not all of fused_flat's blocks cost the same: the strips
+ * at the top and bottom walk rolling_body's general path and the left and right columns clamp every
+ * stage's row, about 2x and 1.6x an interior block's time (%globaltimer records of every block,
+ * tools/probes/flat_next.cu). In index order the bottom strips start in the last wave and an edge
+ * column block is in every wave, so the kernel ends with a few slow blocks on a few SMs while the
+ * others idle: the SMs' last blocks ended over 16-20 us of a 275 us kernel (H100, 36-row strips).
+ * This index-to-block map starts them first - the bottom strip row, the top one, the edge columns of
+ * the rows between, then the interior row by row - and the SMs' ends spread over 4-5 us. The longest
+ * jobs first: the oldest rule for filling parallel machines. */
+static __device__ __forceinline__ uint2 slowest_first_block()
+{
+    const unsigned gx = gridDim.x, gy = gridDim.y, i = blockIdx.y * gx + blockIdx.x;
+    if (gx <= 2 || gy <= 2) return make_uint2(blockIdx.x, blockIdx.y);
+    const unsigned edges = 2 * (gy - 2); /* the edge columns' blocks of the rows between */
+    if (i < gx) return make_uint2(i, gy - 1);
+    if (i < 2 * gx) return make_uint2(i - gx, 0);
+    if (i < 2 * gx + edges) return make_uint2((i - 2 * gx) % 2 ? gx - 1 : 0, 1 + (i - 2 * gx) / 2);
+    return make_uint2(1 + (i - 2 * gx - edges) % (gx - 2), 1 + (i - 2 * gx - edges) / (gx - 2));
+}
+
 /* rolling_body with the flat walk on interior strips (strips layout, rows a multiple of 3); blk: the
  * block's column and strip (blockIdx, or slowest_first_block's). */
 static __device__ __forceinline__ void rolling_body_flat(const bk_args &a, const int first, const int nstages,
