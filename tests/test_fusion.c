@@ -85,9 +85,50 @@ static void test_block_stages(void)
     CHECK(same, "flat 7x5 stays flat");
 }
 
+/* fusion.h's bk_slowest_first (the fused_flat_sf rung's order of blocks): every block of the grid
+ * exactly once, the edge blocks (bottom strip row, top row, the edge columns between) before any
+ * interior one, and the order the lesson states, on every grid up to 12 x 12 and the lab's own. */
+static void test_slowest_first(void)
+{
+    static const unsigned grids[][2] = {{69, 228}, {69, 456}, {5, 5}, {1, 7}, {2, 9}, {9, 2}};
+    for (unsigned g = 0; g < 144 + sizeof grids / sizeof grids[0]; g++) {
+        const unsigned gx = g < 144 ? 1 + g % 12 : grids[g - 144][0], gy = g < 144 ? 1 + g / 12 : grids[g - 144][1];
+        const unsigned n = gx * gy, slow = gx > 2 && gy > 2 ? 2 * gx + 2 * (gy - 2) : 0;
+        unsigned char *seen = calloc(n, 1);
+        int twice = 0, outside = 0, late_edge = 0;
+        for (unsigned i = 0; i < n; i++) {
+            unsigned bx, by;
+            bk_slowest_first(gx, gy, i, &bx, &by);
+            if (bx >= gx || by >= gy) {
+                outside++;
+                continue;
+            }
+            twice += seen[by * gx + bx]++ > 0;
+            const int edge = bx == 0 || bx == gx - 1 || by == 0 || by == gy - 1;
+            if (slow && (i < slow) != edge) late_edge++;
+            if (!slow && (bx != i % gx || by != i / gx)) late_edge++; /* small grids keep the index order */
+        }
+        CHECK(!outside && !twice && !late_edge, "%u x %u grid: %d blocks outside, %d twice, %d out of order", gx, gy,
+              outside, twice, late_edge);
+        free(seen);
+    }
+    unsigned bx, by; /* the 16384^2 grid of fused_flat_sf: 69 columns, 228 strips of 72 rows */
+    bk_slowest_first(69, 228, 0, &bx, &by);
+    CHECK(bx == 0 && by == 227, "block 0 starts the bottom strip row: (%u, %u)", bx, by);
+    bk_slowest_first(69, 228, 69, &bx, &by);
+    CHECK(bx == 0 && by == 0, "block 69 starts the top row: (%u, %u)", bx, by);
+    bk_slowest_first(69, 228, 139, &bx, &by);
+    CHECK(bx == 68 && by == 1, "block 139: the right edge column of strip 1: (%u, %u)", bx, by);
+    bk_slowest_first(69, 228, 590, &bx, &by);
+    CHECK(bx == 1 && by == 1, "block 590 = 2 x 69 + 2 x 226: the first interior block: (%u, %u)", bx, by);
+    bk_slowest_first(69, 228, 69 * 228 - 1, &bx, &by);
+    CHECK(bx == 67 && by == 226, "the last block: the interior's last: (%u, %u)", bx, by);
+}
+
 int main(void)
 {
     test_pixel_stages();
     test_block_stages();
+    test_slowest_first();
     return check_report("test_fusion");
 }

@@ -33,6 +33,25 @@
 
 #define FUSION_PITCH_ALIGN 64 /* gray rows on the GPU: a multiple of this many bytes */
 
+#ifdef __CUDACC__
+#define FUSION_HD __host__ __device__
+#else
+#define FUSION_HD
+#endif
+/* The block that the i-th block to start computes in a grid of gx columns and gy strips, the slowest
+ * first (the fused_flat_sf rung; rolling_flat.cuh says why): the bottom strip row, the top one, the
+ * edge columns of the rows between, then the interior row by row. A grid of at most two columns or
+ * strips keeps the index order. *bx, *by: the block's column and strip. */
+FUSION_HD static inline void bk_slowest_first(unsigned gx, unsigned gy, unsigned i, unsigned *bx, unsigned *by)
+{
+    const unsigned edges = gy > 2 ? 2 * (gy - 2) : 0; /* the edge columns' blocks of the rows between */
+    if (gx <= 2 || gy <= 2) *bx = i % gx, *by = i / gx;
+    else if (i < gx) *bx = i, *by = gy - 1;
+    else if (i < 2 * gx) *bx = i - gx, *by = 0;
+    else if (i < 2 * gx + edges) *bx = (i - 2 * gx) % 2 ? gx - 1 : 0, *by = 1 + (i - 2 * gx) / 2;
+    else *bx = 1 + (i - 2 * gx - edges) % (gx - 2), *by = 1 + (i - 2 * gx - edges) / (gx - 2);
+}
+
 typedef enum { PX_RGB_TO_YUV, PX_GAMMA, PX_CHROMA, PX_YUV_TO_RGB, PX_RGB_TO_GRAY, PX_STAGES } px_stage;
 typedef enum { BK_GAUSS, BK_MEDIAN, BK_SOBEL, BK_STAGES } bk_stage;
 /* MED_DPX_R48, _A6, _R48A6, _R12: the dpx rung with 48-row strips, 6 rows loaded ahead, both, 12-row strips

@@ -119,16 +119,13 @@ static __device__ __forceinline__ void flat_interior(const bk_args &a, const int
  * others idle: the SMs' last blocks ended over 16-20 us of a 275 us kernel (H100, 36-row strips).
  * This index-to-block map starts them first - the bottom strip row, the top one, the edge columns of
  * the rows between, then the interior row by row - and the SMs' ends spread over 4-5 us. The longest
- * jobs first: the oldest rule for filling parallel machines. */
+ * jobs first: the oldest rule for filling parallel machines (the map: fusion.h's bk_slowest_first,
+ * tested on the CPU by tests/test_fusion.c). */
 static __device__ __forceinline__ uint2 slowest_first_block()
 {
-    const unsigned gx = gridDim.x, gy = gridDim.y, i = blockIdx.y * gx + blockIdx.x;
-    if (gx <= 2 || gy <= 2) return make_uint2(blockIdx.x, blockIdx.y);
-    const unsigned edges = 2 * (gy - 2); /* the edge columns' blocks of the rows between */
-    if (i < gx) return make_uint2(i, gy - 1);
-    if (i < 2 * gx) return make_uint2(i - gx, 0);
-    if (i < 2 * gx + edges) return make_uint2((i - 2 * gx) % 2 ? gx - 1 : 0, 1 + (i - 2 * gx) / 2);
-    return make_uint2(1 + (i - 2 * gx - edges) % (gx - 2), 1 + (i - 2 * gx - edges) / (gx - 2));
+    uint2 b;
+    bk_slowest_first(gridDim.x, gridDim.y, blockIdx.y * gridDim.x + blockIdx.x, &b.x, &b.y); /* fusion.h */
+    return b;
 }
 
 /* rolling_body with the flat walk on interior strips (strips layout, rows a multiple of 3); blk: the
