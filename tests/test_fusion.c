@@ -97,8 +97,8 @@ static void test_slowest_first(void)
         unsigned char *seen = calloc(n, 1);
         int twice = 0, outside = 0, late_edge = 0;
         for (unsigned i = 0; i < n; i++) {
-            unsigned bx, by;
-            bk_slowest_first(gx, gy, i, &bx, &by);
+            const bk_block b = bk_slowest_first(gx, gy, i);
+            const unsigned bx = b.x, by = b.y;
             if (bx >= gx || by >= gy) {
                 outside++;
                 continue;
@@ -112,17 +112,17 @@ static void test_slowest_first(void)
               outside, twice, late_edge);
         free(seen);
     }
-    unsigned bx, by; /* the 16384^2 grid of fused_flat_sf: 69 columns, 228 strips of 72 rows */
-    bk_slowest_first(69, 228, 0, &bx, &by);
-    CHECK(bx == 0 && by == 227, "block 0 starts the bottom strip row: (%u, %u)", bx, by);
-    bk_slowest_first(69, 228, 69, &bx, &by);
-    CHECK(bx == 0 && by == 0, "block 69 starts the top row: (%u, %u)", bx, by);
-    bk_slowest_first(69, 228, 139, &bx, &by);
-    CHECK(bx == 68 && by == 1, "block 139: the right edge column of strip 1: (%u, %u)", bx, by);
-    bk_slowest_first(69, 228, 590, &bx, &by);
-    CHECK(bx == 1 && by == 1, "block 590 = 2 x 69 + 2 x 226: the first interior block: (%u, %u)", bx, by);
-    bk_slowest_first(69, 228, 69 * 228 - 1, &bx, &by);
-    CHECK(bx == 67 && by == 226, "the last block: the interior's last: (%u, %u)", bx, by);
+    bk_block b; /* the 16384^2 grid of fused_flat_sf: 69 columns, 228 strips of 72 rows */
+    b = bk_slowest_first(69, 228, 0);
+    CHECK(b.x == 0 && b.y == 227, "block 0 starts the bottom strip row: (%u, %u)", b.x, b.y);
+    b = bk_slowest_first(69, 228, 69);
+    CHECK(b.x == 0 && b.y == 0, "block 69 starts the top row: (%u, %u)", b.x, b.y);
+    b = bk_slowest_first(69, 228, 139);
+    CHECK(b.x == 68 && b.y == 1, "block 139: the right edge column of strip 1: (%u, %u)", b.x, b.y);
+    b = bk_slowest_first(69, 228, 590);
+    CHECK(b.x == 1 && b.y == 1, "block 590 = 2 x 69 + 2 x 226: the first interior block: (%u, %u)", b.x, b.y);
+    b = bk_slowest_first(69, 228, 69 * 228 - 1);
+    CHECK(b.x == 67 && b.y == 226, "the last block: the interior's last: (%u, %u)", b.x, b.y);
 }
 
 int main(void)

@@ -149,19 +149,14 @@ __global__ void FLAT_BOUNDS flat_delayed(bk_args a)
 }
 
 // r36 with its strips dealt out of order: block row b (1 <= b <= n - 2 of n) takes strip row
-// 1 + 37 (b - 1) mod (n - 2), the first and last keep theirs (their clamped path needs the picture's
-// edge where strip_of sees it). Blocks still start in the order of their index, so the warps
-// resident together are 37 strips apart: the strip height, the filling and the tail are r36's, the
-// span of the picture in use at once is the one-wave kernel's. The picture is moved by the
-// difference (as flat_two does), so that strip_of's first row is the strip's.
+// 1 + 37 (b - 1) mod (n - 2), the first and last keep theirs. Blocks still start in the order of
+// their index, so the warps resident together are 37 strips apart: the strip height, the filling and
+// the tail are r36's, the span of the picture in use at once is the one-wave kernel's.
 __global__ void FLAT_BOUNDS flat_scatter(bk_args a)
 {
-    const int n = (int)gridDim.y, by = (int)blockIdx.y;
-    const int s = by == 0 || by == n - 1 || n <= 2 ? by : 1 + (37 * (by - 1)) % (n - 2);
-    const long shift = (long)(s - by) * 36;
-    bk_args b = a;
-    b.in += shift * a.pitch, b.out += shift * a.pitch, b.height -= (int)shift;
-    rolling_body_flat(b, BK_GAUSS_FLAT, 3, 4, 36);
+    const unsigned n = gridDim.y, by = blockIdx.y;
+    const unsigned s = by == 0 || by == n - 1 || n <= 2 ? by : 1 + (37 * (by - 1)) % (n - 2);
+    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, 36, make_uint2(blockIdx.x, s));
 }
 
 // r36 and other heights with their slow blocks first (rolling_flat.cuh's slowest_first_block, the

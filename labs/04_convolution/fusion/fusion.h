@@ -30,26 +30,30 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cuda_runtime_api.h>
+#include "gl_check.h" /* GL_HD */
 
 #define FUSION_PITCH_ALIGN 64 /* gray rows on the GPU: a multiple of this many bytes */
 
-#ifdef __CUDACC__
-#define FUSION_HD __host__ __device__
-#else
-#define FUSION_HD
-#endif
 /* The block that the i-th block to start computes in a grid of gx columns and gy strips, the slowest
  * first (the fused_flat_sf rung; rolling_flat.cuh says why): the bottom strip row, the top one, the
  * edge columns of the rows between, then the interior row by row. A grid of at most two columns or
- * strips keeps the index order. *bx, *by: the block's column and strip. */
-FUSION_HD static inline void bk_slowest_first(unsigned gx, unsigned gy, unsigned i, unsigned *bx, unsigned *by)
+ * strips keeps the index order. x: the block's column, y: its strip. */
+typedef struct {
+    unsigned x, y;
+} bk_block;
+GL_HD static inline bk_block bk_block_at(unsigned x, unsigned y)
 {
-    const unsigned edges = gy > 2 ? 2 * (gy - 2) : 0; /* the edge columns' blocks of the rows between */
-    if (gx <= 2 || gy <= 2) *bx = i % gx, *by = i / gx;
-    else if (i < gx) *bx = i, *by = gy - 1;
-    else if (i < 2 * gx) *bx = i - gx, *by = 0;
-    else if (i < 2 * gx + edges) *bx = (i - 2 * gx) % 2 ? gx - 1 : 0, *by = 1 + (i - 2 * gx) / 2;
-    else *bx = 1 + (i - 2 * gx - edges) % (gx - 2), *by = 1 + (i - 2 * gx - edges) / (gx - 2);
+    const bk_block b = {x, y};
+    return b;
+}
+GL_HD static inline bk_block bk_slowest_first(unsigned gx, unsigned gy, unsigned i)
+{
+    if (gx <= 2 || gy <= 2) return bk_block_at(i % gx, i / gx);
+    const unsigned edges = 2 * (gy - 2); /* the edge columns' blocks of the rows between */
+    if (i < gx) return bk_block_at(i, gy - 1);
+    if (i < 2 * gx) return bk_block_at(i - gx, 0);
+    if (i < 2 * gx + edges) return bk_block_at((i - 2 * gx) % 2 ? gx - 1 : 0, 1 + (i - 2 * gx) / 2);
+    return bk_block_at(1 + (i - 2 * gx - edges) % (gx - 2), 1 + (i - 2 * gx - edges) / (gx - 2));
 }
 
 typedef enum { PX_RGB_TO_YUV, PX_GAMMA, PX_CHROMA, PX_YUV_TO_RGB, PX_RGB_TO_GRAY, PX_STAGES } px_stage;
