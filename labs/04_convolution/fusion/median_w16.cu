@@ -606,15 +606,11 @@ static __device__ __forceinline__ uint4 median_finish_lean(const lean_row<KEYS> 
     return pack_w16(o, KEYS ? 0x7351 : 0x6240); /* the pixels: bytes 0 and 2 (x 257) or 1 and 3 (keys) */
 }
 
-/* w16_r4_cs's tile, blocks and streaming stores; the edge threads take its clamped path. SF
- * (w16_keys_sf): the blocks that hold edge threads start first (rolling.cuh's slowest_first_block:
- * a warp with one thread on the clamped path runs both paths, about twice a block's time). */
-template <bool KEYS, bool SF = false>
-static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, 7) median_kernel_lean(bk_args a)
+/* w16_r4_cs's tile, blocks and streaming stores; the edge threads take its clamped path. */
+template <bool KEYS> static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, 7) median_kernel_lean(bk_args a)
 {
-    const uint2 blk = SF ? slowest_first_block() : make_uint2(blockIdx.x, blockIdx.y);
-    const int x0 = (blk.x * 32 + threadIdx.x) * 16;
-    const int y0 = (blk.y * W16_BLOCK_Y + threadIdx.y) * 4;
+    const int x0 = (blockIdx.x * 32 + threadIdx.x) * 16;
+    const int y0 = (blockIdx.y * W16_BLOCK_Y + threadIdx.y) * 4;
     if (x0 >= a.width || y0 >= a.height) return;
     if (!(x0 >= 16 && x0 + 17 <= a.width && y0 >= 1 && y0 + 5 <= a.height)) {
         median_tile_w16<4, false, true, true>(a, x0, y0);
@@ -657,12 +653,10 @@ void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st)
     case MED_W16_TMA_DYN: launch_ring_w16<4, 3, 7, true, true>(a, st, &resident[2]); GL_CHECK_LAUNCH(); return;
     case MED_W16_TMA_R8: launch_ring_w16<8, 2, 5, true, true>(a, st, &resident[3]); GL_CHECK_LAUNCH(); return;
     case MED_W16_LEAN:
-    case MED_W16_KEYS:
-    case MED_W16_KEYS_SF: {
+    case MED_W16_KEYS: {
         const dim3 grid((unsigned)((a->width + 511) / 512), (unsigned)((a->height + 4 * W16_BLOCK_Y - 1) / (4 * W16_BLOCK_Y)));
         if (r == MED_W16_LEAN) median_kernel_lean<false><<<grid, dim3(32, W16_BLOCK_Y), 0, st>>>(*a);
-        else if (r == MED_W16_KEYS) median_kernel_lean<true><<<grid, dim3(32, W16_BLOCK_Y), 0, st>>>(*a);
-        else median_kernel_lean<true, true><<<grid, dim3(32, W16_BLOCK_Y), 0, st>>>(*a);
+        else median_kernel_lean<true><<<grid, dim3(32, W16_BLOCK_Y), 0, st>>>(*a);
         GL_CHECK_LAUNCH();
         return;
     }

@@ -669,28 +669,6 @@ static __device__ __forceinline__ void rolling_body(bk_args a, const int first, 
     }
 }
 
-/* Lesson (the order blocks start in, the fused_flat_sf rung): a grid's blocks start in the order of
- * their index, x first, as slots free up. Not all of fused_flat's blocks cost the same: the strips
- * at the top and bottom walk rolling_body's general path and the left and right columns clamp every
- * stage's row, about 2x and 1.6x an interior block's time (%globaltimer records of every block,
- * tools/probes/flat_next.cu). In index order the bottom strips start in the last wave and an edge
- * column block is in every wave, so the kernel ends with a few slow blocks on a few SMs while the
- * others idle: the SMs' last blocks ended over 16-20 us of a 275 us kernel (H100, 36-row strips).
- * This index-to-block map starts them first - the bottom strip row, the top one, the edge columns of
- * the rows between, then the interior row by row - and the SMs' ends spread over 4-5 us. The longest
- * jobs first: the oldest rule for filling parallel machines (the map: fusion.h's bk_slowest_first,
- * tested on the CPU by tests/test_fusion.c). median_w16.cu's w16_keys_sf starts its edge blocks first
- * with the same map. */
-static __device__ __forceinline__ uint2 slowest_first_block()
-{
-    const unsigned gx = gridDim.x, gy = gridDim.y, i = blockIdx.y * gx + blockIdx.x;
-    /* small grids keep the index order, as in the map; tested here first, the kernel's SASS is the
-     * measured d0723ba build's but for one equivalent compare */
-    if (gx <= 2 || gy <= 2) return make_uint2(blockIdx.x, blockIdx.y);
-    const bk_block b = bk_slowest_first(gx, gy, i); /* fusion.h */
-    return make_uint2(b.x, b.y);
-}
-
 static inline dim3 rolling_grid(const bk_args *a, int np, int rows)
 {
     const int strips = (a->height + rows - 1) / rows;

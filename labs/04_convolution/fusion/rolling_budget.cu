@@ -142,7 +142,7 @@ static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat_r3
     rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_FLAT);
 }
 
-/* fused_flat_sf: fused_flat with its slowest blocks started first (rolling.cuh's
+/* fused_flat_sf: fused_flat with its slowest blocks started first (rolling_flat.cuh's
  * slowest_first_block), in 72-row strips and 72 registers (28 warps an SM; ptxas spills 7 registers
  * in the edge columns' loop, none in the interior's). Started in index order, 72-row strips and 72
  * registers gained at most a point each (probes, plots/data/{h100,h200}/run_63ad7dd); with the slow
