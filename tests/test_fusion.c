@@ -125,10 +125,31 @@ static void test_slowest_first(void)
     CHECK(b.x == 67 && b.y == 226, "the last block: the interior's last: (%u, %u)", b.x, b.y);
 }
 
+/* fusion.h's bk_sf_rows (fused_flat_sf's strip height): the lab's two pictures on 132 SMs x 28 warps
+ * (H100, H200) and on a 16-SM slice, and on every height and slot count tried: a multiple of 6 in
+ * 12..72, 4 waves of blocks whenever the height is not 12, and no taller height that has them. */
+static void test_sf_rows(void)
+{
+    CHECK(bk_sf_rows(16384, 69, 132 * 28) == 72, "16384^2 on 132 SMs: 72 rows (%d)", bk_sf_rows(16384, 69, 132 * 28));
+    CHECK(bk_sf_rows(2047, 18, 132 * 28) == 12, "4093 x 2047 on 132 SMs: 12 rows (%d)", bk_sf_rows(2047, 18, 132 * 28));
+    CHECK(bk_sf_rows(2047, 18, 16 * 28) == 18, "4093 x 2047 on 16 SMs: 18 rows (%d)", bk_sf_rows(2047, 18, 16 * 28));
+    CHECK(bk_sf_rows(7, 1, 132 * 28) == 12, "61 x 7: 12 rows (%d)", bk_sf_rows(7, 1, 132 * 28));
+    int bad = 0;
+    for (int h = 1; h <= 20000; h += 37)
+        for (int slots = 28; slots <= 8192; slots *= 2) {
+            const int cols = 1 + h % 97, rows = bk_sf_rows(h, cols, slots);
+            const long long blocks = (long long)cols * ((h + rows - 1) / rows);
+            const long long taller = rows < 72 ? (long long)cols * ((h + rows + 5) / (rows + 6)) : 0;
+            bad += rows % 6 || rows < 12 || rows > 72 || (rows > 12 && blocks < 4LL * slots) || taller >= 4LL * slots;
+        }
+    CHECK(!bad, "bk_sf_rows: %d heights and slot counts off the rule", bad);
+}
+
 int main(void)
 {
     test_pixel_stages();
     test_block_stages();
     test_slowest_first();
+    test_sf_rows();
     return check_report("test_fusion");
 }

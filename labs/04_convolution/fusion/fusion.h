@@ -56,6 +56,18 @@ GL_HD static inline bk_block bk_slowest_first(unsigned gx, unsigned gy, unsigned
     return bk_block_at(1 + (i - 2 * gx - edges) % (gx - 2), 1 + (i - 2 * gx - edges) / (gx - 2));
 }
 
+/* The strip height of fused_flat_sf for a picture of `height` rows in `cols` columns of blocks, with
+ * `slots` blocks resident on the GPU at once: the tallest multiple of 6 from 72 down whose grid has
+ * at least 4 waves of blocks, else 12. Tall strips fill their windows less often (6 rows a strip);
+ * a picture too small for 4 waves of 72-row strips gets shorter ones, so that every SM has warps
+ * (4093 x 2047 in 72-row strips: 522 blocks for the H100's 3696 slots). */
+static inline int bk_sf_rows(int height, int cols, int slots)
+{
+    for (int rows = 72; rows > 12; rows -= 6)
+        if ((long long)cols * ((height + rows - 1) / rows) >= 4LL * slots) return rows;
+    return 12;
+}
+
 typedef enum { PX_RGB_TO_YUV, PX_GAMMA, PX_CHROMA, PX_YUV_TO_RGB, PX_RGB_TO_GRAY, PX_STAGES } px_stage;
 typedef enum { BK_GAUSS, BK_MEDIAN, BK_SOBEL, BK_STAGES } bk_stage;
 /* MED_DPX_R48, _A6, _R48A6, _R12: the dpx rung with 48-row strips, 6 rows loaded ahead, both, 12-row strips

@@ -445,7 +445,7 @@ static void run_pipe(pipeline *p, double seed_gain, double goal_pct)
                                                      "fused_half with the columns' middles by XOR (fused_xorc)",
                                                      "fused_xorc without its per-row overhead (fused_flat)",
                                                      "fused_flat in 36-row strips (fused_flat_r36)",
-                                                     "fused_flat in 72-row strips, the slowest blocks first (fused_flat_sf)"};
+                                                     "fused_flat with the slowest blocks first, strips of up to 72 rows (fused_flat_sf)"};
 
     for (int kind = BK_FUSED_W16; kind < BK_FUSED_KINDS; kind++) {
         if (!fused_kind_applies(p, (bk_fused_kind)kind)) continue;

@@ -13,6 +13,7 @@
  * counted, not timed; ALU = VIMNMX(3), PRMT, IADD3, LOP3, SHF, ISETP, MOV...; FMA = IMAD; LSU =
  * LDG, STG, SHFL): see each kernel. "With halo": x 32/30 lanes x (rows + 2 stages) / rows. */
 #include "rolling_flat.cuh"
+#include "gl_bulk.cuh" /* gl_resident_blocks */
 
 /* The median dpx rung (16 pixels a lane) with 48-row strips, with 6 rows loaded ahead, and both.
  * What else could bind dpx (ncu at 34db515: 14.3 instructions a pixel, ALU at 69% and issue at 64%
@@ -152,11 +153,12 @@ static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat_r3
  * r72 in 72 registers 54.1. The lab at d0723ba: H100 69.8 / 69.9 / 69.85% of memcpy (fused_flat_r36
  * 64.5 / 64.4 / 64.45 in the same runs), H200 51.9 / 51.9 / 51.68% (46.5 / 46.6 / 46.50); ncu: 24.15
  * instructions a pixel (r36 24.63), the busiest SM +0.8-2.3% over the average (+4.7-7.0%), 25.5-25.9
- * warps an SM (19.9-20.6). */
-#define BK_ROWS_SF 72
-static __global__ void __launch_bounds__(BK_THREADS, 28) bk_kernel_fused_flat_sf(bk_args a)
+ * warps an SM (19.9-20.6). The strip height comes from the picture (fusion.h's bk_sf_rows): 72 rows
+ * where that still makes 4 waves of blocks, shorter ones below (at 4093 x 2047 the 72-row grid had 522
+ * blocks for the 3696 an H100 holds at once: 7.6% of memcpy where fused_flat_r36 made 16.5%). */
+static __global__ void __launch_bounds__(BK_THREADS, 28) bk_kernel_fused_flat_sf(bk_args a, int rows)
 {
-    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_SF, slowest_first_block());
+    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, rows, slowest_first_block()); /* rows: fusion.h's bk_sf_rows */
 }
 
 void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t st)
@@ -168,7 +170,12 @@ void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t s
         else if (kind == BK_FUSED_XORC) bk_kernel_fused_xorc<<<grid, BK_THREADS, 0, st>>>(*a);
         else if (kind == BK_FUSED_FLAT) bk_kernel_fused_flat<<<grid, BK_THREADS, 0, st>>>(*a);
         else if (kind == BK_FUSED_FLAT_R36) bk_kernel_fused_flat_r36<<<rolling_grid(a, 4, BK_ROWS_FLAT), BK_THREADS, 0, st>>>(*a);
-        else bk_kernel_fused_flat_sf<<<rolling_grid(a, 4, BK_ROWS_SF), BK_THREADS, 0, st>>>(*a);
+        else {
+            static int slots; /* asked once, on the first (untimed) launch: later ones may be in graph capture */
+            if (!slots) slots = gl_resident_blocks((const void *)bk_kernel_fused_flat_sf, BK_THREADS, 0);
+            const int rows = bk_sf_rows(a->height, (int)rolling_grid(a, 4, 72).x, slots);
+            bk_kernel_fused_flat_sf<<<rolling_grid(a, 4, rows), BK_THREADS, 0, st>>>(*a, rows);
+        }
         GL_CHECK_LAUNCH();
         return;
     }
