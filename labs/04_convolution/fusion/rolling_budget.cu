@@ -156,9 +156,11 @@ static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat_r3
  * warps an SM (19.9-20.6). The strip height comes from the picture (fusion.h's bk_sf_rows): 72 rows
  * where that still makes 4 waves of blocks, shorter ones below (at 4093 x 2047 the 72-row grid had 522
  * blocks for the 3696 an H100 holds at once: 7.6% of memcpy where fused_flat_r36 made 16.5%). */
+template <int ROWS> /* 72, or 0: the height in `rows` (a loop bound in a register: 492 instructions, not 495, and
+                        0.3-0.5 points slower at 16384^2 on the H100 in run f3d15be, so 72 keeps its constant) */
 static __global__ void __launch_bounds__(BK_THREADS, 28) bk_kernel_fused_flat_sf(bk_args a, int rows)
 {
-    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, rows, slowest_first_block()); /* rows: fusion.h's bk_sf_rows */
+    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, ROWS ? ROWS : rows, slowest_first_block()); /* fusion.h's bk_sf_rows */
 }
 
 void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t st)
@@ -172,9 +174,10 @@ void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t s
         else if (kind == BK_FUSED_FLAT_R36) bk_kernel_fused_flat_r36<<<rolling_grid(a, 4, BK_ROWS_FLAT), BK_THREADS, 0, st>>>(*a);
         else {
             static int slots; /* asked once, on the first (untimed) launch: later ones may be in graph capture */
-            if (!slots) slots = gl_resident_blocks((const void *)bk_kernel_fused_flat_sf, BK_THREADS, 0);
+            if (!slots) slots = gl_resident_blocks((const void *)bk_kernel_fused_flat_sf<72>, BK_THREADS, 0);
             const int rows = bk_sf_rows(a->height, (int)rolling_grid(a, 4, 72).x, slots);
-            bk_kernel_fused_flat_sf<<<rolling_grid(a, 4, rows), BK_THREADS, 0, st>>>(*a, rows);
+            if (rows == 72) bk_kernel_fused_flat_sf<72><<<rolling_grid(a, 4, rows), BK_THREADS, 0, st>>>(*a, rows);
+            else bk_kernel_fused_flat_sf<0><<<rolling_grid(a, 4, rows), BK_THREADS, 0, st>>>(*a, rows);
         }
         GL_CHECK_LAUNCH();
         return;
