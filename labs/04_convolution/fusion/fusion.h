@@ -80,12 +80,13 @@ typedef enum { BK_GAUSS, BK_MEDIAN, BK_SOBEL, BK_STAGES } bk_stage;
  * streaming stores; MED_W16_RING, _TMA: _R4_CS with its rows in a shared-memory ring (a bulk copy a
  * row, a TMA box a tile), tiles dealt round-robin; _TMA_DYN, _TMA_R8: _TMA with tiles dealt by a
  * counter, 16 x 4 or 16 x 8 a thread; MED_W16_LEAN: _R4_CS with pinned IMADs, shared column sums and its
- * rows in flight at once; MED_W16_KEYS: _LEAN on keys, ALU work moved to the FMA pipe (median_w16.cu) */
+ * rows in flight at once; MED_W16_KEYS: _LEAN on keys, ALU work moved to the FMA pipe; _KEYS_WE: its
+ * edge warps on the clamped path alone (median_w16.cu) */
 typedef enum {
     MED_SCALAR, MED_VECTOR, MED_SHARED, MED_BEST, MED_DPX, MED_DPX_R48, MED_DPX_A6, MED_DPX_R48A6, MED_DPX_R12,
     MED_BULK_R48, MED_BULK_WAVE, MED_W16_R4, MED_W16_R8, MED_W16_R4_FMA, MED_W16_S12,
     MED_W16_S24, MED_W16_R8_LB, MED_W16_R4_CS, MED_W16_RING, MED_W16_TMA, MED_W16_TMA_DYN, MED_W16_TMA_R8,
-    MED_W16_LEAN, MED_W16_KEYS, MED_RUNGS
+    MED_W16_LEAN, MED_W16_KEYS, MED_W16_KEYS_WE, MED_RUNGS
 } median_rung;
 /* The fused kernel: block-based, 8 pixels per lane, 16, or the instruction-budget rung (issue 20);
  * the same in two strips (BK_FUSED_STRIPS), with 16 pixels per lane (BK_FUSED_S16) and a leaner

@@ -653,7 +653,8 @@ void median_run(gl_lab *L)
                              "round-robin; w16_tma_dyn, w16_tma_r8: w16_tma with the tiles dealt by a counter, "
                              "16 x 4 or 16 x 8 a thread; w16_lean: w16_r4_cs with the compiler's extra IMADs "
                              "taken out and its rows in flight at once; w16_keys: w16_lean on 16-bit keys, "
-                             "ALU work moved to the FMA pipe); GB/s on 2 bytes per pixel");
+                             "ALU work moved to the FMA pipe; w16_keys_we: its edge warps on the clamped path alone); "
+                             "GB/s on 2 bytes per pixel");
     pic_size sizes[N_SIZES];
     const int n = picture_sizes(L, sizes);
     for (int s = 0; s < n; s++) {

@@ -137,6 +137,6 @@ const char *median_rung_name(median_rung r)
     static const char *const n[MED_RUNGS] = {"scalar", "vector", "shared", "best", "dpx",
                                                  "dpx_r48", "dpx_a6", "dpx_r48a6", "dpx_r12", "bulk_r48", "bulk_wave",
                                                  "w16_r4", "w16_r8", "w16_r4_fma", "w16_s12", "w16_s24", "w16_r8_lb", "w16_r4_cs", "w16_ring", "w16_tma", "w16_tma_dyn", "w16_tma_r8",
-                                                 "w16_lean", "w16_keys"};
+                                                 "w16_lean", "w16_keys", "w16_keys_we"};
     return r >= 0 && r < MED_RUNGS ? n[r] : "?";
 }

@@ -606,13 +606,28 @@ static __device__ __forceinline__ uint4 median_finish_lean(const lean_row<KEYS> 
     return pack_w16(o, KEYS ? 0x7351 : 0x6240); /* the pixels: bytes 0 and 2 (x 257) or 1 and 3 (keys) */
 }
 
-/* w16_r4_cs's tile, blocks and streaming stores; the edge threads take its clamped path. */
-template <bool KEYS> static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, 7) median_kernel_lean(bk_args a)
+/* Lesson (w16_keys_we: the edge warps): a thread whose tile touches the picture's left or right edge
+ * takes the clamped path, and its warp's 31 other threads the fast one: the warp runs both, the
+ * clamped path with one thread active (Nsight Compute, w16_keys on the H200: 29.84 threads active
+ * a warp on average, not 32). With the decision made per warp (__any_sync: WARP_EDGES), the whole
+ * edge warp takes the clamped path, correct for every tile, and skips the fast one. 1 warp in 16
+ * at 16384^2. */
+static __device__ __forceinline__ bool lean_clamped(const bk_args &a, int x0, int y0, const bool warp_edges)
+{
+    const bool clamp = !(x0 >= 16 && x0 + 17 <= a.width && y0 >= 1 && y0 + 5 <= a.height);
+    return warp_edges ? __any_sync(FULL_MASK, clamp) : clamp; /* warp_edges: before any thread returns */
+}
+
+/* w16_r4_cs's tile, blocks and streaming stores; the edge threads (WARP_EDGES: the edge warps) take its
+ * clamped path. */
+template <bool KEYS, bool WARP_EDGES = false>
+static __global__ void __launch_bounds__(32 * W16_BLOCK_Y, 7) median_kernel_lean(bk_args a)
 {
     const int x0 = (blockIdx.x * 32 + threadIdx.x) * 16;
     const int y0 = (blockIdx.y * W16_BLOCK_Y + threadIdx.y) * 4;
+    const bool clamped = WARP_EDGES && lean_clamped(a, x0, y0, true);
     if (x0 >= a.width || y0 >= a.height) return;
-    if (!(x0 >= 16 && x0 + 17 <= a.width && y0 >= 1 && y0 + 5 <= a.height)) {
+    if (WARP_EDGES ? clamped : lean_clamped(a, x0, y0, false)) {
         median_tile_w16<4, false, true, true>(a, x0, y0);
         return;
     }
@@ -653,10 +668,12 @@ void launch_median_w16(const bk_args *a, median_rung r, cudaStream_t st)
     case MED_W16_TMA_DYN: launch_ring_w16<4, 3, 7, true, true>(a, st, &resident[2]); GL_CHECK_LAUNCH(); return;
     case MED_W16_TMA_R8: launch_ring_w16<8, 2, 5, true, true>(a, st, &resident[3]); GL_CHECK_LAUNCH(); return;
     case MED_W16_LEAN:
-    case MED_W16_KEYS: {
+    case MED_W16_KEYS:
+    case MED_W16_KEYS_WE: {
         const dim3 grid((unsigned)((a->width + 511) / 512), (unsigned)((a->height + 4 * W16_BLOCK_Y - 1) / (4 * W16_BLOCK_Y)));
         if (r == MED_W16_LEAN) median_kernel_lean<false><<<grid, dim3(32, W16_BLOCK_Y), 0, st>>>(*a);
-        else median_kernel_lean<true><<<grid, dim3(32, W16_BLOCK_Y), 0, st>>>(*a);
+        else if (r == MED_W16_KEYS) median_kernel_lean<true><<<grid, dim3(32, W16_BLOCK_Y), 0, st>>>(*a);
+        else median_kernel_lean<true, true><<<grid, dim3(32, W16_BLOCK_Y), 0, st>>>(*a);
         GL_CHECK_LAUNCH();
         return;
     }
