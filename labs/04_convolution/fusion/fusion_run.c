@@ -265,7 +265,7 @@ static gl_row measure_mode(pipeline *p, mode m, int kernels_only, double base_ms
     char variant[64], what[128];
     static const char *const kind_suffix[BK_FUSED_KINDS] = {"", "_w16", "_dpx", "_strips", "_s16", "_lean", "_lean_a6",
                                                             "_lean_r192", "_pair", "_pair32", "_half", "_xor", "_xorc",
-                                                            "_flat", "_flat_r36", "_flat_sf", "_flat_sfe"};
+                                                            "_flat", "_flat_r36", "_flat_sf"};
     snprintf(variant, sizeof variant, "%s/%s%s/%s", p->name, MODE_NAMES[m], kind_suffix[p->kind],
              kernels_only ? "kernels" : "e2e");
     snprintf(what, sizeof what, "fusion %s %dx%d", variant, p->w, p->h);
@@ -445,8 +445,7 @@ static void run_pipe(pipeline *p, double seed_gain, double goal_pct)
                                                      "fused_half with the columns' middles by XOR (fused_xorc)",
                                                      "fused_xorc without its per-row overhead (fused_flat)",
                                                      "fused_flat in 36-row strips (fused_flat_r36)",
-                                                     "fused_flat with the slowest blocks first, strips of up to 72 rows (fused_flat_sf)",
-                                                     "fused_flat_sf with a light clamp in its edge columns (fused_flat_sfe)"};
+                                                     "fused_flat with the slowest blocks first, strips of up to 72 rows (fused_flat_sf)"};
 
     for (int kind = BK_FUSED_W16; kind < BK_FUSED_KINDS; kind++) {
         if (!fused_kind_applies(p, (bk_fused_kind)kind)) continue;

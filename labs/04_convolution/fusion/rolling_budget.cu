@@ -163,14 +163,6 @@ static __global__ void __launch_bounds__(BK_THREADS, 28) bk_kernel_fused_flat_sf
     rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, ROWS ? ROWS : rows, slowest_first_block()); /* fusion.h's bk_sf_rows */
 }
 
-/* fused_flat_sfe: fused_flat_sf with the edge columns' light clamp (rolling_flat.cuh's clamp_light: the
- * clamp's decisions taken once a block, a byte permute a register a row). */
-template <int ROWS>
-static __global__ void __launch_bounds__(BK_THREADS, 28) bk_kernel_fused_flat_sfe(bk_args a, int rows)
-{
-    rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, ROWS ? ROWS : rows, slowest_first_block(), true);
-}
-
 void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t st)
 {
     if (kind >= BK_FUSED_HALF) {
@@ -184,12 +176,8 @@ void launch_bk_fused_budget(const bk_args *a, bk_fused_kind kind, cudaStream_t s
             static int slots; /* asked once, on the first (untimed) launch: later ones may be in graph capture */
             if (!slots) slots = gl_resident_blocks((const void *)bk_kernel_fused_flat_sf<72>, BK_THREADS, 0);
             const int rows = bk_sf_rows(a->height, (int)rolling_grid(a, 4, 72).x, slots);
-            const dim3 grid = rolling_grid(a, 4, rows);
-            if (kind == BK_FUSED_FLAT_SF) {
-                if (rows == 72) bk_kernel_fused_flat_sf<72><<<grid, BK_THREADS, 0, st>>>(*a, rows);
-                else bk_kernel_fused_flat_sf<0><<<grid, BK_THREADS, 0, st>>>(*a, rows);
-            } else if (rows == 72) bk_kernel_fused_flat_sfe<72><<<grid, BK_THREADS, 0, st>>>(*a, rows);
-            else bk_kernel_fused_flat_sfe<0><<<grid, BK_THREADS, 0, st>>>(*a, rows);
+            if (rows == 72) bk_kernel_fused_flat_sf<72><<<rolling_grid(a, 4, rows), BK_THREADS, 0, st>>>(*a, rows);
+            else bk_kernel_fused_flat_sf<0><<<rolling_grid(a, 4, rows), BK_THREADS, 0, st>>>(*a, rows);
         }
         GL_CHECK_LAUNCH();
         return;

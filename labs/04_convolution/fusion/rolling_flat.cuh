@@ -52,60 +52,12 @@ typedef struct {
 } flat_walk;
 
 
-/* Lesson (the edge columns' clamp, the fused_flat_sfe rung): row_clamp_columns decides for every
- * register half of every row whether its column is left of the picture, right of it or inside,
- * and spends about 74 instructions a clamp doing so: the edge columns' loop is 1162 instructions
- * where the interior's is 495 (3 rows; three clamps a row). Those decisions depend on the lane and
- * the block only, so edge_clamp_of takes them once per block, as one byte-permute selector a
- * register: keep a half, or take the first column's pixel (bytes 4-5 of w) or the last one's
- * (bytes 6-7). A clamp is then 2 shuffles, the pick of the last column's register, one permute
- * that builds w and one a register (fused_flat_sfe; strips layout, 4 pixels a strip). */
-typedef struct {
-    unsigned sel[4]; /* per register: byte_perm(p, w, sel) */
-    int l0, lw, iw;  /* the lanes holding x = 0 and x = width - 1, and the latter's register */
-    unsigned w_sel;  /* byte_perm(first's lane p[0], last's lane p[iw], w_sel): first in bytes 0-1, last in 2-3 */
-} edge_clamp;
-static __device__ __forceinline__ edge_clamp edge_clamp_of(int x0, int x0w, int width)
-{
-    const int np = 4, span = np, gap = STRIP_GAP(np); /* as row_clamp_columns, strips layout */
-    edge_clamp e;
-    e.l0 = min(max(-x0w / span, 0), 31);
-    int xw = max(width - 1 - x0w, 0), hw = 0;
-    if (xw >= 32 * span) xw -= gap, hw = 1;
-    xw = min(xw, 32 * span - 1);
-    e.lw = xw / span, e.iw = xw % span;
-    e.w_sel = hw ? 0x7610u : 0x5410u;
-#pragma unroll
-    for (int j = 0; j < np; j++) {
-        unsigned sel = 0;
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const int x = x0 + j + h * gap;
-            const unsigned keep = h ? 0x32u : 0x10u;
-            sel |= (x < 0 ? 0x54u : x >= width ? 0x76u : keep) << (8 * h);
-        }
-        e.sel[j] = sel;
-    }
-    return e;
-}
-/* row_clamp_columns' result (strips, np = 4) with the decisions of edge_clamp_of */
-static __device__ __forceinline__ prow clamp_light(prow r, const edge_clamp &e)
-{
-    const unsigned first = __shfl_sync(FULL_MASK, r.p[0], e.l0);
-    const unsigned pick = e.iw == 0 ? r.p[0] : e.iw == 1 ? r.p[1] : e.iw == 2 ? r.p[2] : r.p[3];
-    const unsigned last = __shfl_sync(FULL_MASK, pick, e.lw);
-    const unsigned w = __byte_perm(first, last, e.w_sel);
-#pragma unroll
-    for (int j = 0; j < 4; j++) r.p[j] = __byte_perm(r.p[j], w, e.sel[j]);
-    return r;
-}
-
 /* Input row r (the walk's m-th, m known at compile time) through the stages, as interior_stages. */
 static __device__ __forceinline__ void flat_stages(const bk_args &a, const int first, const int nstages, const int np,
                                                    const int m, prow (&w)[3][3], flat_walk &f, prow r, int x0, int x0w,
-                                                   bool edge, bool low, bool high, const edge_clamp *ec = nullptr)
+                                                   bool edge, bool low, bool high)
 {
-    if (edge) r = ec ? clamp_light(r, *ec) : row_clamp_columns(r, x0, x0w, a.width, np, true);
+    if (edge) r = row_clamp_columns(r, x0, x0w, a.width, np, true);
     w[0][m % 3] = r;
 #pragma unroll
     for (int k = 0; k < nstages; k++) {
@@ -117,7 +69,7 @@ static __device__ __forceinline__ void flat_stages(const bk_args &a, const int f
             flat_store(f.dst, o, np, first, low, high);
             f.dst += a.pitch;
         } else {
-            if (edge) o = ec ? clamp_light(o, *ec) : row_clamp_columns(o, x0, x0w, a.width, np, true);
+            if (edge) o = row_clamp_columns(o, x0, x0w, a.width, np, true);
             w[k + 1][(n - 2) % 3] = o;
         }
     }
@@ -128,22 +80,17 @@ static __device__ __forceinline__ void flat_stages(const bk_args &a, const int f
  * last iteration, whose loads would read past it). */
 static __device__ __forceinline__ void flat_row(const bk_args &a, const int first, const int nstages, const int np,
                                                 const int m, bool more, prow (&w)[3][3], rawrow (&ahead)[AHEAD],
-                                                flat_walk &f, int x0, int x0w, bool edge, bool low, bool high,
-                                                const edge_clamp *ec = nullptr)
+                                                flat_walk &f, int x0, int x0w, bool edge, bool low, bool high)
 {
     const prow r = unpack(ahead[m % AHEAD], np, first);
     if (more) ahead[m % AHEAD] = flat_load(f.src, x0, a.width, np, edge);
     f.src += a.pitch;
-    flat_stages(a, first, nstages, np, m, w, f, r, x0, x0w, edge, low, high, ec);
+    flat_stages(a, first, nstages, np, m, w, f, r, x0, x0w, edge, low, high);
 }
 
 static __device__ __forceinline__ void flat_interior(const bk_args &a, const int first, const int nstages, const int np,
-                                                     const int rows, const strip_at &g, const bool edge,
-                                                     const bool light = false)
+                                                     const int rows, const strip_at &g, const bool edge)
 {
-    edge_clamp lc; /* light: the edge columns' clamp of fused_flat_sfe */
-    if (edge && light) lc = edge_clamp_of(g.x0, g.x0w, a.width);
-    const edge_clamp *ec = edge && light ? &lc : nullptr;
     prow w[3][3];
     rawrow ahead[AHEAD];
     flat_walk f;
@@ -153,13 +100,13 @@ static __device__ __forceinline__ void flat_interior(const bk_args &a, const int
 #pragma unroll
     for (int i = 0; i < AHEAD; i++, f.src += a.pitch) ahead[i] = flat_load(f.src, g.x0, a.width, np, edge);
 #pragma unroll
-    for (int m = 0; m < 2 * nstages; m++) flat_row(a, first, nstages, np, m, true, w, ahead, f, g.x0, g.x0w, edge, low, high, ec);
+    for (int m = 0; m < 2 * nstages; m++) flat_row(a, first, nstages, np, m, true, w, ahead, f, g.x0, g.x0w, edge, low, high);
 #pragma unroll 1
     for (int it = 0; it < rows; it += AHEAD) {
         const bool more = it + AHEAD < rows;
 #pragma unroll
         for (int u = 0; u < AHEAD; u++)
-            flat_row(a, first, nstages, np, 2 * nstages + u, more, w, ahead, f, g.x0, g.x0w, edge, low, high, ec);
+            flat_row(a, first, nstages, np, 2 * nstages + u, more, w, ahead, f, g.x0, g.x0w, edge, low, high);
     }
 }
 
@@ -188,13 +135,12 @@ static __device__ __forceinline__ uint2 slowest_first_block()
  * block's column and strip (blockIdx, or slowest_first_block's). */
 static __device__ __forceinline__ void rolling_body_flat(const bk_args &a, const int first, const int nstages,
                                                          const int np, const int rows,
-                                                         const uint2 blk = make_uint2(blockIdx.x, blockIdx.y),
-                                                         const bool light_edges = false)
+                                                         const uint2 blk = make_uint2(blockIdx.x, blockIdx.y))
 {
     static_assert(AHEAD == 3, "the walk's loop turns the three-row windows once an iteration");
     const strip_at g = strip_of(a, np, rows, true, blk);
     if (g.y0 - nstages >= 0 && g.y0 + rows + nstages <= a.height) {
-        if (g.edge) flat_interior(a, first, nstages, np, rows, g, true, light_edges);
+        if (g.edge) flat_interior(a, first, nstages, np, rows, g, true);
         else flat_interior(a, first, nstages, np, rows, g, false);
         return;
     }
