@@ -156,8 +156,9 @@ static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat_r3
  * warps an SM (19.9-20.6). The strip height comes from the picture (fusion.h's bk_sf_rows): 72 rows
  * where that still makes 4 waves of blocks, shorter ones below (at 4093 x 2047 the 72-row grid had 522
  * blocks for the 3696 an H100 holds at once: 7.6% of memcpy where fused_flat_r36 made 16.5%). */
-template <int ROWS> /* 72, or 0: the height in `rows` (a loop bound in a register: 492 instructions, not 495, and
-                        0.3-0.5 points slower at 16384^2 on the H100 in run f3d15be, so 72 keeps its constant) */
+template <int ROWS> /* 72, or 0: the height in `rows` (a loop bound in a register: 492 instructions, not 495; at
+                        16384^2 on the H100 69.5 / 69.4% in run f3d15be, the constant 69.5-70.3% in six runs:
+                        72 keeps its constant, the kernel measured since d0723ba) */
 static __global__ void __launch_bounds__(BK_THREADS, 28) bk_kernel_fused_flat_sf(bk_args a, int rows)
 {
     rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, ROWS ? ROWS : rows, slowest_first_block()); /* fusion.h's bk_sf_rows */
