@@ -4,7 +4,7 @@
 // floor of this algorithm" and "Probes after the floor").
 // Build on a GPU machine from the repository root:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler -fopenmp -D_POSIX_C_SOURCE=200809L -Icommon \
-//        -Ilabs/04_convolution/fusion tools/probes/flat_next.cu labs/04_convolution/fusion/fusion_reference.c \
+//        -Ilabs/04_convolution/fusion -Ilabs/04_convolution/cnn tools/probes/flat_next.cu labs/04_convolution/fusion/fusion_reference.c \
 //        -lpng -o /tmp/flat_next && /tmp/flat_next
 // Candidates (every one checked against fusion_reference.c at five sizes, odd ones included, its
 // output poisoned first; MISMATCH lines and exit 1 otherwise; then timed at 16384^2 beside a
@@ -55,6 +55,7 @@
 //     h200/run_d0723ba, flat_next_scatter*, _timeline*, _slowfirst*).
 #include "rolling_flat.cuh"
 #include "probe_timing.cuh"
+#include "cnn_pipe.cuh" /* copy_async, copy_commit, copy_wait: part 2's cp.async pieces */
 
 #define FLAT_BOUNDS __launch_bounds__(BK_THREADS, 24) /* fused_flat_r36's: 80 registers, 24 warps an SM */
 
@@ -173,21 +174,13 @@ __global__ void __launch_bounds__(BK_THREADS, MINB) flat_slow_first(bk_args a)
 // cp.async (LDGSTS, no register held while in flight) and are read back by LDS when their group is
 // due, 3 (G - 1) rows ahead where the register walk has about 1-2. Interior strips not on an edge
 // column only; the others take rolling_body_flat. Each lane reads back only the words it copied.
-static __device__ __forceinline__ void cp_async4(unsigned *smem, const uint8_t *g)
-{
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"((unsigned)__cvta_generic_to_shared(smem)), "l"(g)
-                 : "memory");
-}
-static __device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int N> static __device__ __forceinline__ void cp_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
-
 template <int G>
 static __device__ __forceinline__ void async_group(unsigned (&ring)[G][3][2][32], int slot, const uint8_t *&src, int pitch)
 {
 #pragma unroll
     for (int u = 0; u < 3; u++, src += pitch) {
-        cp_async4(&ring[slot][u][0][threadIdx.x], src);
-        cp_async4(&ring[slot][u][1][threadIdx.x], src + STRIP_GAP(4));
+        copy_async<4>((float *)&ring[slot][u][0][threadIdx.x], (const float *)src, true); /* cnn_pipe.cuh */
+        copy_async<4>((float *)&ring[slot][u][1][threadIdx.x], (const float *)(src + STRIP_GAP(4)), true);
     }
 }
 template <int G>
@@ -218,19 +211,19 @@ __global__ void __launch_bounds__(BK_THREADS, 28) flat_async(bk_args a)
     constexpr int T = (ROWS + 6) / 3; /* groups of 3 rows: 2 fill the windows */
     static_assert(ROWS % 3 == 0 && T >= G, "whole groups");
 #pragma unroll
-    for (int q = 0; q < G - 1; q++) async_group<G>(ring, q, src, a.pitch), cp_commit();
+    for (int q = 0; q < G - 1; q++) async_group<G>(ring, q, src, a.pitch), copy_commit();
 #pragma unroll
     for (int q = 0; q < 2; q++) { /* the windows fill: rows 0..5 (compile-time m) */
         async_group<G>(ring, (q + G - 1) % G, src, a.pitch);
-        cp_commit();
-        cp_wait<G - 1>();
+        copy_commit();
+        copy_wait<G - 1>();
         async_rows<G>(a, ring, q % G, 3 * q, w, f, g, low, high);
     }
 #pragma unroll 1
     for (int q = 2; q < T; q++) {
         if (q + G - 1 < T) async_group<G>(ring, (q + G - 1) % G, src, a.pitch);
-        cp_commit(); /* empty at the end: wait_group counts groups */
-        cp_wait<G - 1>();
+        copy_commit(); /* empty at the end: wait_group counts groups */
+        copy_wait<G - 1>();
         async_rows<G>(a, ring, q % G, 6, w, f, g, low, high);
     }
 }

@@ -96,7 +96,7 @@ typedef enum {
  * an instruction, 16 or 32 pixels a thread); block again: BK_FUSED_HALF (fused_strips with sobel in
  * half precision, 80 registers), BK_FUSED_XOR and _XORC (fused_half with the middles of three by XOR:
  * all of them, or the columns' only), BK_FUSED_FLAT (fused_xorc without its per-row overhead), _FLAT_R36 (in 36-row strips)
- * and _FLAT_SF (in 72-row strips, its slowest blocks started first, 72 registers) */
+ * and _FLAT_SF (its slowest blocks started first, strips of up to 72 rows: bk_sf_rows, 72 registers) */
 typedef enum {
     BK_FUSED_W8, BK_FUSED_W16, BK_FUSED_DPX, BK_FUSED_STRIPS, BK_FUSED_S16, BK_FUSED_LEAN, BK_FUSED_LEAN_A6,
     BK_FUSED_LEAN_R192, BK_FUSED_PAIR, BK_FUSED_PAIR32, BK_FUSED_HALF, BK_FUSED_XOR, BK_FUSED_XORC, BK_FUSED_FLAT,
