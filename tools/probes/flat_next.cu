@@ -1,6 +1,6 @@
 // probe: candidates after Lab 04's block-based fused_flat_r36 (issue 20; not part of the product)
 // Not built by meson. Written on 2026-11-28 without a GPU, run the same day on an H100 and an H200
-// (plots/data/{h100,h200}/run_c0e8efd/flat_next*.txt and the runs named below; the handout's "The
+// (plots/data/{h100,h200}/run_c0e8efd/flat_next*.txt and the runs named below; labs/04_convolution/fusion/NOTEBOOK.md's "The
 // floor of this algorithm" and "Probes after the floor").
 // Build on a GPU machine from the repository root:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler -fopenmp -D_POSIX_C_SOURCE=200809L -Icommon \

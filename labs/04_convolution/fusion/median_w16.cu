@@ -261,7 +261,7 @@ template <int ROWS, int DEPTH, bool EDGE> static __device__ __forceinline__ void
  * fused_half with streaming stores 39.2%, as without. The rows no other tile reads (input rows
  * y0 + 1, y0 + 2) loaded streaming as well (__ldcs): 80.9 and 81.1%, no gain; w16_r8_lb with both
  * 76.7% (h200/run_51bafef, probe rungs not kept). Two or three tiles a thread, L2 or L1 prefetches,
- * the block's rows staged by cp.async: 69-80% (h200/run_2052c42, probes not kept; the handout's
+ * the block's rows staged by cp.async: 69-80% (h200/run_2052c42, probes not kept; NOTEBOOK.md's
  * "What holds the H200 median at 81%"). What held it was its ALU instructions and its loads in two
  * batches (w16_lean, w16_keys below). */
 template <int R, bool FMA, int MINB = R == 4 ? 6 : 4, bool CS = false>
@@ -433,7 +433,7 @@ template <int R, int STAGES, int MINB, bool TMA, bool DYN = false> static void l
     kernel<<<min(tiles, *resident), dim3(32, W16_BLOCK_Y), smem, st>>>(*a, map, tiles_x, tiles);
 }
 
-/* Lesson (w16_lean, w16_keys: the median within the ALU budget of the H200; measured in the handout,
+/* Lesson (w16_lean, w16_keys: the median within the ALU budget of the H200; measured in NOTEBOOK.md,
  * "The keys: the H200 median at 85%"). w16_r4_cs's SASS says three things its source does not:
  *   - ptxas does not issue the 6 rows at once: it loads 4, computes two output rows and only then
  *     loads the last 2 (to stay in 72 registers), so a thread waits for DRAM twice;
@@ -458,7 +458,7 @@ template <int R, int STAGES, int MINB, bool TMA, bool DYN = false> static void l
  * instructions a pixel and the FMA pipe from 5.75 to 6.27, and ran at 81.6-82.2% of memcpy where
  * w16_keys ran at 84.9-85.5% in the same six runs (64 registers, 8 blocks an SM: 79.8-80.5%). With
  * its schedulers issuing in 74.7% of their active cycles, the H200 median is short of issue slots
- * as a whole, not of one pipe: the handout's "Probes after the floor". */
+ * as a whole, not of one pipe: NOTEBOOK.md's "Probes after the floor". */
 static __device__ __forceinline__ unsigned imad_pin(unsigned a, unsigned k, unsigned b)
 {
     unsigned d;
@@ -468,7 +468,7 @@ static __device__ __forceinline__ unsigned imad_pin(unsigned a, unsigned k, unsi
 /* The next row's pointer as one mad.wide of inline PTX. ptxas still makes it a 64-bit IADD3 pair
  * (the SASS in run_0a5eda2), so it saves no ALU instruction; it stays because the same steps as
  * plain pointer arithmetic cost w16_keys a 4-byte spill at 72 registers (CUDA 13.0), and a spill
- * here costs points (the handout's "What did not pay"). */
+ * here costs points (NOTEBOOK.md, "The keys": "What did not pay"). */
 static __device__ __forceinline__ const uint8_t *step_rows(const uint8_t *p, unsigned pitch, unsigned one)
 {
     const uint8_t *d;
