@@ -1,0 +1,151 @@
+// probe: fused_flat_sf with cache hints on its loads and stores (issue 20; not part of the product,
+// not built by meson). Written on 2026-11-28 without a GPU. Build on a GPU machine from the repository root:
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler -fopenmp -D_POSIX_C_SOURCE=200809L -Icommon \
+//        -Ilabs/04_convolution/fusion -Ilabs/04_convolution/cnn tools/probes/flat_hints.cu \
+//        labs/04_convolution/fusion/fusion_reference.c -lpng -o /tmp/flat_hints && /tmp/flat_hints
+// The question: do hints that cost no instruction move fused_flat_sf? Its output is never read again
+// (streaming stores, st.global.cs, paid 2.4 points for the median w16_r4 on the H100 and 4 on the
+// H200, nothing for fused_half in 96-row strips); its rows are read in 128-byte pieces a strip, and
+// ld.global.L2::256B asks the L2 to fetch 256-byte pieces from DRAM. Only the interior blocks' walk
+// (rolling_flat.cuh's flat_interior, copied here with the hints) changes; the edge columns and the
+// top and bottom strips run the lab's code. Every variant is checked against fusion_reference.c at
+// five sizes (odd ones included, output poisoned first), then timed at 16384^2 beside a cudaMemcpy
+// D2D of the same bytes, in two passes.
+#include "rolling_flat.cuh"
+#include "probe_timing.cuh"
+
+enum { HINT_LD256 = 1, HINT_STCS = 2, HINT_LDCS = 4 };
+
+template <int H> static __device__ __forceinline__ unsigned hint_load(const uint8_t *p)
+{
+    unsigned v;
+    if (H & HINT_LD256) asm("ld.global.nc.L2::256B.u32 %0, [%1];" : "=r"(v) : "l"(p));
+    else if (H & HINT_LDCS) v = __ldcs((const unsigned *)p);
+    else v = *(const unsigned *)p;
+    return v;
+}
+template <int H> static __device__ __forceinline__ void hint_store(uint8_t *p, unsigned v)
+{
+    if (H & HINT_STCS) __stcs((unsigned *)p, v);
+    else *(unsigned *)p = v;
+}
+
+// flat_interior of rolling_flat.cuh for np = 4, not on an edge column, with the hints
+template <int H> static __device__ __forceinline__ void hint_row(const bk_args &a, const int m, bool more, prow (&w)[3][3],
+                                                                 rawrow (&ahead)[AHEAD], flat_walk &f, bool low, bool high)
+{
+    const prow r = unpack(ahead[m % AHEAD], 4, BK_GAUSS_FLAT);
+    if (more) ahead[m % AHEAD] = {{hint_load<H>(f.src), hint_load<H>(f.src + STRIP_GAP(4)), 0, 0}};
+    f.src += a.pitch;
+    w[0][m % 3] = r;
+#pragma unroll
+    for (int k = 0; k < 3; k++) {
+        const int n = m - 2 * k;
+        if (n < 2) return;
+        const prow o = stage_on_ring(BK_GAUSS_FLAT + k, w[k], n, 4, true);
+        if (k == 2) {
+            unsigned wd[4];
+            row_words(o, 4, BK_GAUSS_FLAT, wd);
+            if (low) hint_store<H>(f.dst, wd[0]);
+            if (high) hint_store<H>(f.dst + STRIP_GAP(4), wd[1]);
+            f.dst += a.pitch;
+        } else {
+            w[k + 1][(n - 2) % 3] = o;
+        }
+    }
+}
+template <int H, int ROWS> __global__ void __launch_bounds__(BK_THREADS, 28) flat_hint(bk_args a)
+{
+    const uint2 blk = slowest_first_block();
+    const strip_at g = strip_of(a, 4, ROWS, true, blk);
+    if (H == 0 || g.edge || g.y0 - 3 < 0 || g.y0 + ROWS + 3 > a.height) {
+        rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, ROWS, blk); /* the lab's code */
+        return;
+    }
+    prow w[3][3];
+    rawrow ahead[AHEAD];
+    flat_walk f;
+    f.src = a.in + (size_t)(g.y0 - 3) * a.pitch + g.x0;
+    f.dst = a.out + (size_t)g.y0 * a.pitch + g.x0;
+    const bool low = g.writer & 1, high = g.writer & 2;
+#pragma unroll
+    for (int i = 0; i < AHEAD; i++, f.src += a.pitch) ahead[i] = {{hint_load<H>(f.src), hint_load<H>(f.src + STRIP_GAP(4)), 0, 0}};
+#pragma unroll
+    for (int m = 0; m < 6; m++) hint_row<H>(a, m, true, w, ahead, f, low, high);
+#pragma unroll 1
+    for (int it = 0; it < ROWS; it += AHEAD) {
+        const bool more = it + AHEAD < ROWS;
+#pragma unroll
+        for (int u = 0; u < AHEAD; u++) hint_row<H>(a, 6 + u, more, w, ahead, f, low, high);
+    }
+}
+
+struct variant {
+    const char *name;
+    void (*kernel)(bk_args);
+};
+static const variant VARIANTS[] = {
+    {"sf (the lab's fused_flat_sf)", flat_hint<0, 72>},
+    {"sf, no hint (copied walk)", flat_hint<8, 72>},
+    {"sf, stores .cs", flat_hint<HINT_STCS, 72>},
+    {"sf, loads L2::256B", flat_hint<HINT_LD256, 72>},
+    {"sf, loads L2::256B, stores .cs", flat_hint<HINT_LD256 | HINT_STCS, 72>},
+    {"sf, loads .cs, stores .cs", flat_hint<HINT_LDCS | HINT_STCS, 72>},
+};
+
+int main()
+{
+    int dev;
+    cudaDeviceProp p;
+    CK(cudaGetDevice(&dev));
+    CK(cudaGetDeviceProperties(&p, dev));
+    printf("%s, %d SMs\n", p.name, p.multiProcessorCount);
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    static const int sizes[][2] = {{61, 7}, {257, 131}, {1021, 331}, {4093, 2047}, {16384, 16384}};
+    int failures = 0;
+    for (auto &sz : sizes) {
+        const int w = sz[0], h = sz[1], pitch = (w + FUSION_PITCH_ALIGN - 1) / FUSION_PITCH_ALIGN * FUSION_PITCH_ALIGN;
+        const size_t n = (size_t)w * h, bytes = (size_t)pitch * h;
+        std::vector<uint8_t> in(n), t1(n), t2(n), ref(n), got(n);
+        unsigned s = 20261128u + (unsigned)w;
+        for (auto &v : in) s = s * 1664525u + 1013904223u, v = (uint8_t)(s >> 24);
+        bk_stage_ref(BK_GAUSS, in.data(), t1.data(), w, h);
+        bk_stage_ref(BK_MEDIAN, t1.data(), t2.data(), w, h);
+        bk_stage_ref(BK_SOBEL, t2.data(), ref.data(), w, h);
+        uint8_t *din, *dout;
+        CK(cudaMalloc(&din, bytes));
+        CK(cudaMalloc(&dout, bytes));
+        CK(cudaMemset(din, 0, bytes));
+        CK(cudaMemcpy2D(din, pitch, in.data(), w, w, h, cudaMemcpyHostToDevice));
+        const bk_args a = {din, dout, w, h, pitch};
+        const dim3 grid = rolling_grid(&a, 4, 72);
+        double memcpy_ms = 0;
+        if (n >= (size_t)16384 * 16384)
+            memcpy_ms = timeit("memcpy D2D", 2.0 * bytes, 0, [&] { CK(cudaMemcpyAsync(dout, din, bytes, cudaMemcpyDeviceToDevice)); });
+        for (const variant &v : VARIANTS) {
+            CK(cudaMemset(dout, 0xa5, bytes)); // poisoned: a pixel the kernel never writes shows
+            v.kernel<<<grid, BK_THREADS>>>(a);
+            CK(cudaGetLastError());
+            CK(cudaDeviceSynchronize());
+            CK(cudaMemcpy2D(got.data(), w, dout, pitch, w, h, cudaMemcpyDeviceToHost));
+            size_t bad = 0, first = 0;
+            for (size_t i = 0; i < n; i++)
+                if (got[i] != ref[i] && !bad++) first = i;
+            if (bad) {
+                failures++;
+                printf("MISMATCH %s at %d x %d: %zu pixels, first (%zu, %zu): %d, want %d\n", v.name, w, h, bad,
+                       first % w, first / w, got[first], ref[first]);
+            }
+        }
+        for (int pass = 1; memcpy_ms > 0 && pass <= 3; pass++) { // three passes, variants interleaved
+            printf("pass %d\n", pass);
+            for (const variant &v : VARIANTS) timeit(v.name, 2.0 * n, memcpy_ms, [&] { v.kernel<<<grid, BK_THREADS>>>(a); });
+        }
+        printf("%d x %d: every variant checked against fusion_reference.c\n", w, h);
+        CK(cudaFree(din));
+        CK(cudaFree(dout));
+    }
+    printf(failures ? "%d MISMATCHES\n" : "all variants exact\n", failures);
+    return failures ? 1 : 0;
+}
