@@ -75,6 +75,8 @@ static void compress_convention(lab05 *L, const picture *p, haar_convention conv
     for (size_t i = 0; i < sizeof KEEP_PCT / sizeof KEEP_PCT[0]; i++) {
         size_t keep = haar_keep_count(n, KEEP_PCT[i]);
         GL_CHECK(cudaMemcpy(d_kept, d_coef, n * 4, cudaMemcpyDeviceToDevice));
+        gl_fence(); /* a device-to-device cudaMemcpy may return before the copy is done, and in a green
+                       context (--sms) stream s does not wait for the default stream (gl_check.h) */
         float threshold;
         size_t above;
         const double t0 = gl_wall_ms();

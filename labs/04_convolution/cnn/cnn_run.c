@@ -320,6 +320,7 @@ static void run_variant(gl_lab *L, int ci, int vi, cnn_job base, size_t ny, cons
     /* zeroed once, outside any timing: cuDNN's BF16 engine reads workspace bytes it never wrote
      * (compute-sanitizer initcheck on its nhwcToNchwKernel, cuDNN 9.14), harmless but reported */
     if (job.ws) GL_CHECK(cudaMemset(job.ws, 0, ws_bytes));
+    gl_fence(); /* the default stream's memset done before the timer stream's prepare (gl_check.h) */
     /* the row's own once-per-configuration work (BF16 rows: x, w -> BF16), outside any timing */
     if (v->prepare) {
         v->prepare(s, job.x, job.w, job.ws, L->timer.stream);
