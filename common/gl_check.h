@@ -39,8 +39,10 @@ static inline void gl_cuda_fail(cudaError_t err, const char *expr, const char *f
 /* gl_fence(): wait for everything the device was given, on every stream. The labs poison and
  * upload with plain cudaMemset/cudaMemcpy (the default stream) and launch on their timer stream.
  * On a whole GPU the legacy default stream orders the two; in a CUDA green context (--sms) it did
- * not (H100, driver 580: poison written after a kernel's output, cuDNN outputs still NaN), so every
- * hand-over between the two goes through this fence. Outside timed regions only. */
+ * not (H100, driver 580: poison written after a kernel's output, cuDNN outputs still NaN; H200: a
+ * device-to-device cudaMemcpy, which may return before it is done, still running when Lab 05's
+ * compress read its target), so every hand-over between the two goes through this fence. Outside
+ * timed regions only. */
 #define gl_fence() GL_CHECK(cudaDeviceSynchronize())
 
 /* GL_CHECK_LAUNCH(): call right after a <<<>>> launch; catches bad configurations at once. */

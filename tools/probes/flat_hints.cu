@@ -4,13 +4,17 @@
 //        -Ilabs/04_convolution/fusion -Ilabs/04_convolution/cnn tools/probes/flat_hints.cu \
 //        labs/04_convolution/fusion/fusion_reference.c -lpng -o /tmp/flat_hints && /tmp/flat_hints
 // The question: do hints that cost no instruction move fused_flat_sf? Its output is never read again
-// (streaming stores, st.global.cs, paid 2.4 points for the median w16_r4 on the H100 and 4 on the
-// H200, nothing for fused_half in 96-row strips); its rows are read in 128-byte pieces a strip, and
+// (streaming stores, st.global.cs, alone took the median w16_r4 from 74.7% to 78.9% of memcpy on the
+// H200, and gave nothing to fused_half in 96-row strips); its rows are read in 128-byte pieces a strip, and
 // ld.global.L2::256B asks the L2 to fetch 256-byte pieces from DRAM. Only the interior blocks' walk
 // (rolling_flat.cuh's flat_interior, copied here with the hints) changes; the edge columns and the
 // top and bottom strips run the lab's code. Every variant is checked against fusion_reference.c at
 // five sizes (odd ones included, output poisoned first), then timed at 16384^2 beside a cudaMemcpy
-// D2D of the same bytes, in two passes.
+// D2D of the same bytes, in three passes.
+// Measured (2026-11-28, plots/data/{h100,h200}/run_5deb02e/flat_hints.txt; every variant exact): no hint
+// beats the copied walk without hints (H100 70.0-70.1%, H200 51.9-52.0%): streaming stores 69.1-69.7 /
+// 51.9-52.1, L2::256B loads 69.6-70.0 / 51.6, both 69.6-69.9 / 51.4-51.6, evict-first loads 67.0-67.1 /
+// 51.9-52.0; the lab's kernel 70.5-70.8 / 53.0-53.1 in the same passes.
 #include "rolling_flat.cuh"
 #include "probe_timing.cuh"
 
