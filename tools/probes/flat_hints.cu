@@ -16,7 +16,7 @@
 // 51.9-52.1, L2::256B loads 69.6-70.0 / 51.6, both 69.6-69.9 / 51.4-51.6, evict-first loads 67.0-67.1 /
 // 51.9-52.0; the lab's kernel 70.5-70.8 / 53.0-53.1 in the same passes.
 #include "rolling_flat.cuh"
-#include "probe_timing.cuh"
+#include "probe_fused.cuh"
 
 enum { HINT_LD256 = 1, HINT_STCS = 2, HINT_LDCS = 4 };
 
@@ -99,57 +99,6 @@ static const variant VARIANTS[] = {
 
 int main()
 {
-    int dev;
-    cudaDeviceProp p;
-    CK(cudaGetDevice(&dev));
-    CK(cudaGetDeviceProperties(&p, dev));
-    printf("%s, %d SMs\n", p.name, p.multiProcessorCount);
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    static const int sizes[][2] = {{61, 7}, {257, 131}, {1021, 331}, {4093, 2047}, {16384, 16384}};
-    int failures = 0;
-    for (auto &sz : sizes) {
-        const int w = sz[0], h = sz[1], pitch = (w + FUSION_PITCH_ALIGN - 1) / FUSION_PITCH_ALIGN * FUSION_PITCH_ALIGN;
-        const size_t n = (size_t)w * h, bytes = (size_t)pitch * h;
-        std::vector<uint8_t> in(n), t1(n), t2(n), ref(n), got(n);
-        unsigned s = 20261128u + (unsigned)w;
-        for (auto &v : in) s = s * 1664525u + 1013904223u, v = (uint8_t)(s >> 24);
-        bk_stage_ref(BK_GAUSS, in.data(), t1.data(), w, h);
-        bk_stage_ref(BK_MEDIAN, t1.data(), t2.data(), w, h);
-        bk_stage_ref(BK_SOBEL, t2.data(), ref.data(), w, h);
-        uint8_t *din, *dout;
-        CK(cudaMalloc(&din, bytes));
-        CK(cudaMalloc(&dout, bytes));
-        CK(cudaMemset(din, 0, bytes));
-        CK(cudaMemcpy2D(din, pitch, in.data(), w, w, h, cudaMemcpyHostToDevice));
-        const bk_args a = {din, dout, w, h, pitch};
-        const dim3 grid = rolling_grid(&a, 4, 72);
-        double memcpy_ms = 0;
-        if (n >= (size_t)16384 * 16384)
-            memcpy_ms = timeit("memcpy D2D", 2.0 * bytes, 0, [&] { CK(cudaMemcpyAsync(dout, din, bytes, cudaMemcpyDeviceToDevice)); });
-        for (const variant &v : VARIANTS) {
-            CK(cudaMemset(dout, 0xa5, bytes)); // poisoned: a pixel the kernel never writes shows
-            v.kernel<<<grid, BK_THREADS>>>(a);
-            CK(cudaGetLastError());
-            CK(cudaDeviceSynchronize());
-            CK(cudaMemcpy2D(got.data(), w, dout, pitch, w, h, cudaMemcpyDeviceToHost));
-            size_t bad = 0, first = 0;
-            for (size_t i = 0; i < n; i++)
-                if (got[i] != ref[i] && !bad++) first = i;
-            if (bad) {
-                failures++;
-                printf("MISMATCH %s at %d x %d: %zu pixels, first (%zu, %zu): %d, want %d\n", v.name, w, h, bad,
-                       first % w, first / w, got[first], ref[first]);
-            }
-        }
-        for (int pass = 1; memcpy_ms > 0 && pass <= 3; pass++) { // three passes, variants interleaved
-            printf("pass %d\n", pass);
-            for (const variant &v : VARIANTS) timeit(v.name, 2.0 * n, memcpy_ms, [&] { v.kernel<<<grid, BK_THREADS>>>(a); });
-        }
-        printf("%d x %d: every variant checked against fusion_reference.c\n", w, h);
-        CK(cudaFree(din));
-        CK(cudaFree(dout));
-    }
-    printf(failures ? "%d MISMATCHES\n" : "all variants exact\n", failures);
-    return failures ? 1 : 0;
+    return probe_fused_main(VARIANTS, [](const variant &v, const bk_args &a) { v.kernel<<<rolling_grid(&a, 4, 72), BK_THREADS>>>(a); }, 3,
+                            [](const bk_args &) {});
 }
