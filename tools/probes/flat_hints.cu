@@ -18,7 +18,7 @@
 #include "rolling_flat.cuh"
 #include "probe_fused.cuh"
 
-enum { HINT_LD256 = 1, HINT_STCS = 2, HINT_LDCS = 4 };
+enum { HINT_LD256 = 1, HINT_STCS = 2, HINT_LDCS = 4, HINT_NONE_COPIED = 8 /* the copied walk, no hint */ };
 
 template <int H> static __device__ __forceinline__ unsigned hint_load(const uint8_t *p)
 {
@@ -62,6 +62,7 @@ template <int H, int ROWS> __global__ void __launch_bounds__(BK_THREADS, 28) fla
 {
     const uint2 blk = slowest_first_block();
     const strip_at g = strip_of(a, 4, ROWS, true, blk);
+    /* H == 0: the lab's kernel whole; else the edge columns and the top and bottom strips take it */
     if (H == 0 || g.edge || g.y0 - 3 < 0 || g.y0 + ROWS + 3 > a.height) {
         rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, ROWS, blk); /* the lab's code */
         return;
@@ -90,7 +91,7 @@ struct variant {
 };
 static const variant VARIANTS[] = {
     {"sf (the lab's fused_flat_sf)", flat_hint<0, 72>},
-    {"sf, no hint (copied walk)", flat_hint<8, 72>},
+    {"sf, no hint (copied walk)", flat_hint<HINT_NONE_COPIED, 72>},
     {"sf, stores .cs", flat_hint<HINT_STCS, 72>},
     {"sf, loads L2::256B", flat_hint<HINT_LD256, 72>},
     {"sf, loads L2::256B, stores .cs", flat_hint<HINT_LD256 | HINT_STCS, 72>},
