@@ -423,14 +423,14 @@ static __device__ __forceinline__ prow stage_median_dpx(const prow &a, const pro
  * of nine is one of the nine, and x -> x >> 8 keeps their order), so the median runs on the sums
  * and one byte permute afterwards (stage_median_x16) replaces a shift and a mask per pair here. */
 static __device__ __forceinline__ prow stage_gauss_x16(const prow &a, const prow &b, const prow &c, const int np,
-                                                       const bool strips)
+                                                       const bool strips, const unsigned bias = 0x00800080u)
 {
     prow v, o;
 #pragma unroll
     for (int j = 0; j < np; j++) v.p[j] = madd_fma(b.p[j], 2, add_fma(a.p[j], c.p[j])); /* <= 1020 per half */
     const prow l = pairs_left(v, np, strips), r = pairs_right(v, np, strips);
 #pragma unroll
-    for (int j = 0; j < np; j++) o.p[j] = madd_fma(v.p[j], 32, madd_fma(add_fma(l.p[j], r.p[j]), 16, 0x00800080u));
+    for (int j = 0; j < np; j++) o.p[j] = madd_fma(v.p[j], 32, madd_fma(add_fma(l.p[j], r.p[j]), 16, bias));
     return o;
 }
 

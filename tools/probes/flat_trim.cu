@@ -1,0 +1,172 @@
+// probe: fused_flat_sf with fewer instructions in its stages (issue 20; not part of the product, not
+// built by meson). Written on 2026-11-28 (sixth session) without a GPU. Build on a GPU machine from the
+// repository root:
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler -fopenmp -D_POSIX_C_SOURCE=200809L -Icommon \
+//        -Ilabs/04_convolution/fusion -Ilabs/04_convolution/cnn tools/probes/flat_trim.cu \
+//        labs/04_convolution/fusion/fusion_reference.c -lpng -o /tmp/flat_trim && /tmp/flat_trim
+// The question: fused_flat_sf's interior loop (495 instructions for 24 pixels a lane, CUDA 13.0, sm_90)
+// has three places where the same result costs fewer instructions. Do they pay, alone and together?
+//   - TRIM_UNPACK: a row's two words into four registers of two pixels with 2 + 2 byte permutes and 2
+//     IMADs (t = the strips' bytes 0, 1 side by side; odd = t's bytes 1 and 3; even = t - 256 odd),
+//     where unpack_dpx spends 2 + 4 byte permutes and 2 IMADs: 6 ALU instructions a turn fewer;
+//   - TRIM_SOBEL: sobel_half_out with P and Q rewritten. With x2 = a + b and d = c - a per column
+//     (x1 = b + c = x2 + d): P = x1 right - x2 left + d = E + D, Q = x1 left - x2 right + d = D left - E,
+//     where E = x2 right - x2 left and D = d + d right (D left = d left + d). 5 half-precision
+//     instructions a register where sobel_half_out spends 6 (x1's sum, and two for each of P and Q);
+//     every value is an integer below 2048 in magnitude, exact as a subnormal or the first normal step;
+//   - TRIM_VBIAS: gauss's + 128 in a vector register (flat_next's vbias, run 016e6d7): ptxas copies a
+//     uniform multiplier into a vector register at each of 12 IMADs a turn otherwise;
+//   - TRIM_MED3_IADD: the final median of three as the sum (one IADD3, ALU) minus both ends (two
+//     IMADs), where mid3u2 spends four IMADs: one instruction fewer, one more on the ALU.
+// Only the interior blocks' walk (rolling_flat.cuh's flat_interior, copied here) changes; the edge
+// columns and the top and bottom strips run the lab's code. Every variant is checked against
+// fusion_reference.c at five sizes (odd ones included, output poisoned first), then timed at 16384^2
+// beside a cudaMemcpy D2D of the same bytes, in three passes.
+#include "rolling_flat.cuh"
+#include "probe_fused.cuh"
+
+enum { TRIM_UNPACK = 1, TRIM_SOBEL = 2, TRIM_VBIAS = 4, TRIM_MED3_IADD = 8, TRIM_COPIED = 16 /* none: the copied walk */ };
+
+// np = 4, two strips: raw.w[0] holds strip A's pixels 0..3, raw.w[1] strip B's; p[j] = (A_j, B_j)
+static __device__ __forceinline__ prow unpack_trim(const rawrow &raw)
+{
+    prow r;
+    const unsigned t01 = __byte_perm(raw.w[0], raw.w[1], 0x5410); /* A0 A1 B0 B1 */
+    const unsigned t23 = __byte_perm(raw.w[0], raw.w[1], 0x7632); /* A2 A3 B2 B3 */
+    r.p[1] = __byte_perm(t01, 0, 0x4341);                          /* A1 0 B1 0 */
+    r.p[3] = __byte_perm(t23, 0, 0x4341);
+    r.p[0] = madd_fma(r.p[1], 0xffffff00u, t01); /* t - 256 odd: A0 0 B0 0 */
+    r.p[2] = madd_fma(r.p[3], 0xffffff00u, t23);
+    return r;
+}
+
+static __device__ __forceinline__ __half2 h2(unsigned u) { return as_half2(u); }
+static __device__ __forceinline__ prow sobel_trim(const prow &a, const prow &b, const prow &c)
+{
+    prow x2, d, dd, o;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        x2.p[j] = half2_bits(__hadd2(h2(a.p[j]), h2(b.p[j])));
+        d.p[j] = half2_bits(__hsub2(h2(c.p[j]), h2(a.p[j])));
+    }
+    const prow x2_l = pairs_left(x2, 4, true), x2_r = pairs_right(x2, 4, true), d_r = pairs_right(d, 4, true);
+#pragma unroll
+    for (int j = 0; j < 4; j++) dd.p[j] = half2_bits(__hadd2(h2(d.p[j]), h2(d_r.p[j]))); /* D = d + d right */
+    const prow dd_l = pairs_left(dd, 4, true);
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const __half2 E = __hsub2(h2(x2_r.p[j]), h2(x2_l.p[j]));
+        const __half2 P = __hadd2(E, h2(dd.p[j]));   /* (gx + gy) / 2 */
+        const __half2 Q = __hsub2(h2(dd_l.p[j]), E); /* (gy - gx) / 2 */
+        const unsigned n = half2_bits(__hmax2(__habs2(P), __habs2(Q)));
+        o.p[j] = madd_fma(__vminu2(n, 0x01ff01ffu), 128, 0); /* the result in bytes 1, 3 (lean store) */
+    }
+    return o;
+}
+
+// stage_median_dpx (MID_XOR_COLUMNS) with the final median of three as an IADD3 and two IMADs
+static __device__ __forceinline__ prow median_trim(const prow &a, const prow &b, const prow &c)
+{
+    prow lo, mi, hi, o;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        lo.p[j] = min3u2(a.p[j], b.p[j], c.p[j]);
+        hi.p[j] = max3u2(a.p[j], b.p[j], c.p[j]);
+        mi.p[j] = mid3_xor(a.p[j], b.p[j], c.p[j], lo.p[j], hi.p[j]);
+    }
+    const prow lo_l = pairs_left(lo, 4, true), lo_r = pairs_right(lo, 4, true);
+    const prow mi_l = pairs_left(mi, 4, true), mi_r = pairs_right(mi, 4, true);
+    const prow hi_l = pairs_left(hi, 4, true), hi_r = pairs_right(hi, 4, true);
+#pragma unroll
+    for (int j = 0; j < 4; j += 2) {
+        unsigned mid_mi[2];
+        middles_median2(mi_l.p[j], mi.p[j], mi.p[j + 1], mi_r.p[j + 1], mid_mi);
+#pragma unroll
+        for (int i = 0; i < 2; i++) {
+            const unsigned x = max3u2(lo_l.p[j + i], lo.p[j + i], lo_r.p[j + i]);
+            const unsigned z = min3u2(hi_l.p[j + i], hi.p[j + i], hi_r.p[j + i]);
+            const unsigned y = mid_mi[i];
+            o.p[j + i] = __byte_perm(sub_fma(sub_fma(x + y + z, min3u2(x, y, z)), max3u2(x, y, z)), 0, 0x4341);
+        }
+    }
+    return o;
+}
+
+template <int T> static __device__ __forceinline__ prow trim_stage(const int k, const prow (&w)[3], const int n)
+{
+    const prow &a = w[(n + 1) % 3], &b = w[(n + 2) % 3], &c = w[n % 3];
+    if (k == 0 && (T & TRIM_VBIAS)) return stage_gauss_x16(a, b, c, 4, true, 0x00800080u | threadIdx.x >> 5);
+    if (k == 1 && (T & TRIM_MED3_IADD)) return median_trim(a, b, c);
+    if (k == 2 && (T & TRIM_SOBEL)) return sobel_trim(a, b, c);
+    return stage_on_ring(BK_GAUSS_FLAT + k, w, n, 4, true);
+}
+
+// flat_interior of rolling_flat.cuh for np = 4, not on an edge column, with the trims T
+template <int T> static __device__ __forceinline__ void trim_row(const bk_args &a, const int m, bool more, prow (&w)[3][3],
+                                                                 rawrow (&ahead)[AHEAD], flat_walk &f, bool low, bool high)
+{
+    const prow r = (T & TRIM_UNPACK) ? unpack_trim(ahead[m % AHEAD]) : unpack(ahead[m % AHEAD], 4, BK_GAUSS_FLAT);
+    if (more) ahead[m % AHEAD] = flat_load(f.src, 0, a.width, 4, false);
+    f.src += a.pitch;
+    w[0][m % 3] = r;
+#pragma unroll
+    for (int k = 0; k < 3; k++) {
+        const int n = m - 2 * k;
+        if (n < 2) return;
+        const prow o = trim_stage<T>(k, w[k], n);
+        if (k == 2) {
+            flat_store(f.dst, o, 4, BK_GAUSS_FLAT, low, high);
+            f.dst += a.pitch;
+        } else {
+            w[k + 1][(n - 2) % 3] = o;
+        }
+    }
+}
+template <int T, int ROWS> __global__ void __launch_bounds__(BK_THREADS, 28) flat_trim(bk_args a)
+{
+    const uint2 blk = slowest_first_block();
+    const strip_at g = strip_of(a, 4, ROWS, true, blk);
+    /* T == 0: the lab's kernel whole; else the edge columns and the top and bottom strips take it */
+    if (T == 0 || g.edge || g.y0 - 3 < 0 || g.y0 + ROWS + 3 > a.height) {
+        rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, ROWS, blk); /* the lab's code */
+        return;
+    }
+    prow w[3][3];
+    rawrow ahead[AHEAD];
+    flat_walk f;
+    f.src = a.in + (size_t)(g.y0 - 3) * a.pitch + g.x0;
+    f.dst = a.out + (size_t)g.y0 * a.pitch + g.x0;
+    const bool low = g.writer & 1, high = g.writer & 2;
+#pragma unroll
+    for (int i = 0; i < AHEAD; i++, f.src += a.pitch) ahead[i] = flat_load(f.src, 0, a.width, 4, false);
+#pragma unroll
+    for (int m = 0; m < 6; m++) trim_row<T>(a, m, true, w, ahead, f, low, high);
+#pragma unroll 1
+    for (int it = 0; it < ROWS; it += AHEAD) {
+        const bool more = it + AHEAD < ROWS;
+#pragma unroll
+        for (int u = 0; u < AHEAD; u++) trim_row<T>(a, 6 + u, more, w, ahead, f, low, high);
+    }
+}
+
+struct variant {
+    const char *name;
+    void (*kernel)(bk_args);
+};
+static const variant VARIANTS[] = {
+    {"sf (the lab's fused_flat_sf)", flat_trim<0, 72>},
+    {"sf, copied walk", flat_trim<TRIM_COPIED, 72>},
+    {"unpack", flat_trim<TRIM_UNPACK, 72>},
+    {"sobel", flat_trim<TRIM_SOBEL, 72>},
+    {"vbias", flat_trim<TRIM_VBIAS, 72>},
+    {"med3 iadd", flat_trim<TRIM_MED3_IADD, 72>},
+    {"unpack+sobel", flat_trim<TRIM_UNPACK | TRIM_SOBEL, 72>},
+    {"unpack+sobel+vbias", flat_trim<TRIM_UNPACK | TRIM_SOBEL | TRIM_VBIAS, 72>},
+    {"all four", flat_trim<TRIM_UNPACK | TRIM_SOBEL | TRIM_VBIAS | TRIM_MED3_IADD, 72>},
+};
+
+int main()
+{
+    return probe_fused_main(VARIANTS, [](const variant &v, const bk_args &a) { v.kernel<<<rolling_grid(&a, 4, 72), BK_THREADS>>>(a); }, 3,
+                            [](const bk_args &) {});
+}
