@@ -25,7 +25,10 @@
 #include "rolling_flat.cuh"
 #include "probe_fused.cuh"
 
-enum { TRIM_UNPACK = 1, TRIM_SOBEL = 2, TRIM_VBIAS = 4, TRIM_MED3_IADD = 8, TRIM_COPIED = 16 /* none: the copied walk */ };
+enum {
+    TRIM_UNPACK = 1, TRIM_SOBEL = 2, TRIM_VBIAS = 4, TRIM_MED3_IADD = 8, TRIM_COPIED = 16 /* none: the copied walk */,
+    TRIM_SOBEL_ABS = 32, TRIM_COL_IADD = 64, TRIM_COL_IMAD = 128 /* the ALU-lean trims (second call) */
+};
 
 // np = 4, two strips: raw.w[0] holds strip A's pixels 0..3, raw.w[1] strip B's; p[j] = (A_j, B_j)
 static __device__ __forceinline__ prow unpack_trim(const rawrow &raw)
@@ -64,15 +67,42 @@ static __device__ __forceinline__ prow sobel_trim(const prow &a, const prow &b, 
     return o;
 }
 
+// sobel as |gx| + |gy| (stage_sobel_abs's form) on trim's sums: s = a + 2b + c = 2 x2 + d, gx = s right -
+// s left, gy = D left + D (D = d + d right); |gx| + |gy| <= 2040 in one HADD2 with both |x| modifiers. 7
+// half-precision instructions and one min (ALU) a register, where sobel_trim spends 6 and two (its HMNMX2)
+static __device__ __forceinline__ prow sobel_abs_trim(const prow &a, const prow &b, const prow &c)
+{
+    prow s, d, dd, o;
+    const __half2 two = __floats2half2_rn(2.f, 2.f);
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        d.p[j] = half2_bits(__hsub2(h2(c.p[j]), h2(a.p[j])));
+        s.p[j] = half2_bits(__hfma2(__hadd2(h2(a.p[j]), h2(b.p[j])), two, h2(d.p[j])));
+    }
+    const prow s_l = pairs_left(s, 4, true), s_r = pairs_right(s, 4, true), d_r = pairs_right(d, 4, true);
+#pragma unroll
+    for (int j = 0; j < 4; j++) dd.p[j] = half2_bits(__hadd2(h2(d.p[j]), h2(d_r.p[j])));
+    const prow dd_l = pairs_left(dd, 4, true);
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const __half2 gx = __hsub2(h2(s_r.p[j]), h2(s_l.p[j])), gy = __hadd2(h2(dd_l.p[j]), h2(dd.p[j]));
+        const unsigned n = half2_bits(__hadd2(__habs2(gx), __habs2(gy)));
+        o.p[j] = madd_fma(__vminu2(n, 0x03ff03ffu), 64, 0); /* min(n, 1023) >> 2 in bytes 1, 3 (lean store) */
+    }
+    return o;
+}
+
 // stage_median_dpx (MID_XOR_COLUMNS) with the final median of three as an IADD3 and two IMADs
-static __device__ __forceinline__ prow median_trim(const prow &a, const prow &b, const prow &c)
+template <int T> static __device__ __forceinline__ prow median_trim(const prow &a, const prow &b, const prow &c)
 {
     prow lo, mi, hi, o;
 #pragma unroll
     for (int j = 0; j < 4; j++) {
         lo.p[j] = min3u2(a.p[j], b.p[j], c.p[j]);
         hi.p[j] = max3u2(a.p[j], b.p[j], c.p[j]);
-        mi.p[j] = mid3_xor(a.p[j], b.p[j], c.p[j], lo.p[j], hi.p[j]);
+        if (T & TRIM_COL_IADD) mi.p[j] = sub_fma(sub_fma(a.p[j] + b.p[j] + c.p[j], lo.p[j]), hi.p[j]); /* IADD3, 2 IMADs */
+        else if (T & TRIM_COL_IMAD) mi.p[j] = mid3u2(a.p[j], b.p[j], c.p[j]) ; /* 4 IMADs (and min3, max3 again: CSE) */
+        else mi.p[j] = mid3_xor(a.p[j], b.p[j], c.p[j], lo.p[j], hi.p[j]);
     }
     const prow lo_l = pairs_left(lo, 4, true), lo_r = pairs_right(lo, 4, true);
     const prow mi_l = pairs_left(mi, 4, true), mi_r = pairs_right(mi, 4, true);
@@ -86,7 +116,9 @@ static __device__ __forceinline__ prow median_trim(const prow &a, const prow &b,
             const unsigned x = max3u2(lo_l.p[j + i], lo.p[j + i], lo_r.p[j + i]);
             const unsigned z = min3u2(hi_l.p[j + i], hi.p[j + i], hi_r.p[j + i]);
             const unsigned y = mid_mi[i];
-            o.p[j + i] = __byte_perm(sub_fma(sub_fma(x + y + z, min3u2(x, y, z)), max3u2(x, y, z)), 0, 0x4341);
+            const unsigned m = (T & TRIM_MED3_IADD) ? sub_fma(sub_fma(x + y + z, min3u2(x, y, z)), max3u2(x, y, z))
+                                                    : mid3u2(x, y, z);
+            o.p[j + i] = __byte_perm(m, 0, 0x4341);
         }
     }
     return o;
@@ -96,7 +128,8 @@ template <int T> static __device__ __forceinline__ prow trim_stage(const int k, 
 {
     const prow &a = w[(n + 1) % 3], &b = w[(n + 2) % 3], &c = w[n % 3];
     if (k == 0 && (T & TRIM_VBIAS)) return stage_gauss_x16(a, b, c, 4, true, 0x00800080u | threadIdx.x >> 5);
-    if (k == 1 && (T & TRIM_MED3_IADD)) return median_trim(a, b, c);
+    if (k == 1 && (T & (TRIM_MED3_IADD | TRIM_COL_IADD | TRIM_COL_IMAD))) return median_trim<T>(a, b, c);
+    if (k == 2 && (T & TRIM_SOBEL_ABS)) return sobel_abs_trim(a, b, c);
     if (k == 2 && (T & TRIM_SOBEL)) return sobel_trim(a, b, c);
     return stage_on_ring(BK_GAUSS_FLAT + k, w, n, 4, true);
 }
@@ -163,6 +196,14 @@ static const variant VARIANTS[] = {
     {"unpack+sobel", flat_trim<TRIM_UNPACK | TRIM_SOBEL, 72>},
     {"unpack+sobel+vbias", flat_trim<TRIM_UNPACK | TRIM_SOBEL | TRIM_VBIAS, 72>},
     {"all four", flat_trim<TRIM_UNPACK | TRIM_SOBEL | TRIM_VBIAS | TRIM_MED3_IADD, 72>},
+    // second call: fewer ALU instructions (the H200's profile of the first: the ALU pipe 68-70% busy, the
+    // largest stall "math pipe throttle")
+    {"unpack+sobel_abs", flat_trim<TRIM_UNPACK | TRIM_SOBEL_ABS, 72>},
+    {"unpack+sobel+col_iadd", flat_trim<TRIM_UNPACK | TRIM_SOBEL | TRIM_COL_IADD, 72>},
+    {"unpack+sobel+col_imad", flat_trim<TRIM_UNPACK | TRIM_SOBEL | TRIM_COL_IMAD, 72>},
+    {"unpack+sobel_abs+col_iadd", flat_trim<TRIM_UNPACK | TRIM_SOBEL_ABS | TRIM_COL_IADD, 72>},
+    {"unpack+sobel_abs+col_imad", flat_trim<TRIM_UNPACK | TRIM_SOBEL_ABS | TRIM_COL_IMAD, 72>},
+    {"unpack+sobel_abs+col_imad+vbias", flat_trim<TRIM_UNPACK | TRIM_SOBEL_ABS | TRIM_COL_IMAD | TRIM_VBIAS, 72>},
 };
 
 int main()
