@@ -173,7 +173,7 @@ template <int T> static __device__ __forceinline__ void trim_row(const bk_args &
         }
     }
 }
-template <int T, int ROWS> __global__ void __launch_bounds__(BK_THREADS, 28) flat_trim(bk_args a)
+template <int T, int ROWS, int MINB = 28> __global__ void __launch_bounds__(BK_THREADS, MINB) flat_trim(bk_args a)
 {
     const uint2 blk = slowest_first_block();
     const strip_at g = strip_of(a, 4, ROWS, true, blk);
@@ -227,6 +227,10 @@ static const variant VARIANTS[] = {
     {"unpack+sobel+gauss16", flat_trim<TRIM_UNPACK | TRIM_SOBEL | TRIM_GAUSS16, 72>},
     {"unpack+sobel+gauss16+vbias", flat_trim<TRIM_UNPACK | TRIM_SOBEL | TRIM_GAUSS16 | TRIM_VBIAS, 72>},
     {"unpack+sobel_abs+gauss16", flat_trim<TRIM_UNPACK | TRIM_SOBEL_ABS | TRIM_GAUSS16, 72>},
+    // fourth call: the trims in 64 registers (32 warps an SM) and 80 (24)
+    {"unpack+sobel 64 regs", flat_trim<TRIM_UNPACK | TRIM_SOBEL, 72, 32>},
+    {"unpack+sobel_abs 64 regs", flat_trim<TRIM_UNPACK | TRIM_SOBEL_ABS, 72, 32>},
+    {"copied walk 64 regs", flat_trim<TRIM_COPIED, 72, 32>},
 };
 
 int main()
