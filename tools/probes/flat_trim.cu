@@ -18,6 +18,13 @@
 //     uniform multiplier into a vector register at each of 12 IMADs a turn otherwise;
 //   - TRIM_MED3_IADD: the final median of three as the sum (one IADD3, ALU) minus both ends (two
 //     IMADs), where mid3u2 spends four IMADs: one instruction fewer, one more on the ALU.
+// Later calls added ALU-lean mixes (sobel_abs, col_iadd, col_imad), gauss's adds in half precision
+// (gauss16) and 64 registers; NOTEBOOK.md's "Trims of the stages" has the whole table.
+// Measured (2026-11-28, plots/data/h100/run_{a5d9060,56605cb}, h200/run_{a5d9060,3aa78c0,7fe72ad,56605cb};
+// every variant exact): no trim pays. All four: 449 loop instructions, not 494, and no faster than the
+// copied walk (H100 0.2-1.7 points slower, H200 -1.0 to +0.5); unpack + sobel, the best, level with the
+// lab's kernel (-0.9 to +0.9 points); 17% fewer ALU instructions (199-211, not 235) lose 1-3 points. ncu
+// (H200): the schedulers issue in 73-79% of their cycles whatever the mix.
 // Only the interior blocks' walk (rolling_flat.cuh's flat_interior, copied here) changes; the edge
 // columns and the top and bottom strips run the lab's code. Every variant is checked against
 // fusion_reference.c at five sizes (odd ones included, output poisoned first), then timed at 16384^2
