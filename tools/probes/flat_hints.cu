@@ -7,7 +7,7 @@
 // (streaming stores, st.global.cs, alone took the median w16_r4 from 74.7% to 78.9% of memcpy on the
 // H200, and gave nothing to fused_half in 96-row strips); its rows are read in 128-byte pieces a strip, and
 // ld.global.L2::256B asks the L2 to fetch 256-byte pieces from DRAM. Only the interior blocks' walk
-// (rolling_flat.cuh's flat_interior, copied here with the hints) changes; the edge columns and the
+// (rolling_flat.cuh's flat_interior as probe_walk.cuh copies it, with the hints) changes; the edge columns and the
 // top and bottom strips run the lab's code. Every variant is checked against fusion_reference.c at
 // five sizes (odd ones included, output poisoned first), then timed at 16384^2 beside a cudaMemcpy
 // D2D of the same bytes, in three passes.
@@ -15,7 +15,7 @@
 // beats the copied walk without hints (H100 70.0-70.1%, H200 51.9-52.0%): streaming stores 69.1-69.7 /
 // 51.9-52.1, L2::256B loads 69.6-70.0 / 51.6, both 69.6-69.9 / 51.4-51.6, evict-first loads 67.0-67.1 /
 // 51.9-52.0; the lab's kernel 70.5-70.8 / 53.0-53.1 in the same passes.
-#include "rolling_flat.cuh"
+#include "probe_walk.cuh"
 #include "probe_fused.cuh"
 
 enum { HINT_LD256 = 1, HINT_STCS = 2, HINT_LDCS = 4, HINT_NONE_COPIED = 8 /* the copied walk, no hint */ };
@@ -34,55 +34,29 @@ template <int H> static __device__ __forceinline__ void hint_store(uint8_t *p, u
     else *(unsigned *)p = v;
 }
 
-// flat_interior of rolling_flat.cuh for np = 4, not on an edge column, with the hints
-template <int H> static __device__ __forceinline__ void hint_row(const bk_args &a, const int m, bool more, prow (&w)[3][3],
-                                                                 rawrow (&ahead)[AHEAD], flat_walk &f, bool low, bool high)
-{
-    const prow r = unpack(ahead[m % AHEAD], 4, BK_GAUSS_FLAT);
-    if (more) ahead[m % AHEAD] = {{hint_load<H>(f.src), hint_load<H>(f.src + STRIP_GAP(4)), 0, 0}};
-    f.src += a.pitch;
-    w[0][m % 3] = r;
-#pragma unroll
-    for (int k = 0; k < 3; k++) {
-        const int n = m - 2 * k;
-        if (n < 2) return;
-        const prow o = stage_on_ring(BK_GAUSS_FLAT + k, w[k], n, 4, true);
-        if (k == 2) {
-            unsigned wd[4];
-            row_words(o, 4, BK_GAUSS_FLAT, wd);
-            if (low) hint_store<H>(f.dst, wd[0]);
-            if (high) hint_store<H>(f.dst + STRIP_GAP(4), wd[1]);
-            f.dst += a.pitch;
-        } else {
-            w[k + 1][(n - 2) % 3] = o;
-        }
+// the walk's parts with the hints H (probe_walk.cuh); the stages are the lab's
+template <int H> struct hint_parts {
+    static __device__ __forceinline__ rawrow load(const uint8_t *p, const bk_args &)
+    {
+        return {{hint_load<H>(p), hint_load<H>(p + STRIP_GAP(4)), 0, 0}};
     }
-}
+    static __device__ __forceinline__ prow unpack(const rawrow &raw) { return ::unpack(raw, 4, BK_GAUSS_FLAT); }
+    static __device__ __forceinline__ prow stage(const int k, const prow (&w)[3], const int n)
+    {
+        return stage_on_ring(BK_GAUSS_FLAT + k, w, n, 4, true);
+    }
+    static __device__ __forceinline__ void store(uint8_t *p, const prow &o, bool low, bool high)
+    {
+        unsigned wd[4];
+        row_words(o, 4, BK_GAUSS_FLAT, wd);
+        if (low) hint_store<H>(p, wd[0]);
+        if (high) hint_store<H>(p + STRIP_GAP(4), wd[1]);
+    }
+};
+/* H == 0: the lab's kernel whole; else the edge columns and the top and bottom strips take it */
 template <int H, int ROWS> __global__ void __launch_bounds__(BK_THREADS, 28) flat_hint(bk_args a)
 {
-    const uint2 blk = slowest_first_block();
-    const strip_at g = strip_of(a, 4, ROWS, true, blk);
-    /* H == 0: the lab's kernel whole; else the edge columns and the top and bottom strips take it */
-    if (H == 0 || g.edge || g.y0 - 3 < 0 || g.y0 + ROWS + 3 > a.height) {
-        rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, ROWS, blk); /* the lab's code */
-        return;
-    }
-    prow w[3][3];
-    rawrow ahead[AHEAD];
-    flat_walk f;
-    f.src = a.in + (size_t)(g.y0 - 3) * a.pitch + g.x0;
-    f.dst = a.out + (size_t)g.y0 * a.pitch + g.x0;
-    const bool low = g.writer & 1, high = g.writer & 2;
-#pragma unroll
-    for (int i = 0; i < AHEAD; i++, f.src += a.pitch) ahead[i] = {{hint_load<H>(f.src), hint_load<H>(f.src + STRIP_GAP(4)), 0, 0}};
-#pragma unroll
-    for (int m = 0; m < 6; m++) hint_row<H>(a, m, true, w, ahead, f, low, high);
-#pragma unroll 1
-    for (int it = 0; it < ROWS; it += AHEAD) {
-        const bool more = it + AHEAD < ROWS;
-#pragma unroll
-        for (int u = 0; u < AHEAD; u++) hint_row<H>(a, 6 + u, more, w, ahead, f, low, high);
-    }
+    probe_fused_walk<hint_parts<H>, ROWS>(a, H == 0);
 }
 
 struct variant {

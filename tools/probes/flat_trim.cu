@@ -25,11 +25,11 @@
 // copied walk (H100 0.2-1.7 points slower, H200 -1.0 to +0.5); unpack + sobel, the best, level with the
 // lab's kernel (-0.9 to +0.9 points); 17% fewer ALU instructions (199-211, not 235) lose 1-3 points. ncu
 // (H200): the schedulers issue in 73-79% of their cycles whatever the mix.
-// Only the interior blocks' walk (rolling_flat.cuh's flat_interior, copied here) changes; the edge
+// Only the interior blocks' walk (rolling_flat.cuh's flat_interior, as probe_walk.cuh copies it) changes; the edge
 // columns and the top and bottom strips run the lab's code. Every variant is checked against
 // fusion_reference.c at five sizes (odd ones included, output poisoned first), then timed at 16384^2
 // beside a cudaMemcpy D2D of the same bytes, in three passes.
-#include "rolling_flat.cuh"
+#include "probe_walk.cuh"
 #include "probe_fused.cuh"
 
 enum {
@@ -116,95 +116,36 @@ static __device__ __forceinline__ prow gauss16_trim(const prow &a, const prow &b
     return o;
 }
 
-// stage_median_dpx (MID_XOR_COLUMNS) with the final median of three as an IADD3 and two IMADs
-template <int T> static __device__ __forceinline__ prow median_trim(const prow &a, const prow &b, const prow &c)
-{
-    prow lo, mi, hi, o;
-#pragma unroll
-    for (int j = 0; j < 4; j++) {
-        lo.p[j] = min3u2(a.p[j], b.p[j], c.p[j]);
-        hi.p[j] = max3u2(a.p[j], b.p[j], c.p[j]);
-        if (T & TRIM_COL_IADD) mi.p[j] = sub_fma(sub_fma(a.p[j] + b.p[j] + c.p[j], lo.p[j]), hi.p[j]); /* IADD3, 2 IMADs */
-        else if (T & TRIM_COL_IMAD) mi.p[j] = mid3u2(a.p[j], b.p[j], c.p[j]) ; /* 4 IMADs (and min3, max3 again: CSE) */
-        else mi.p[j] = mid3_xor(a.p[j], b.p[j], c.p[j], lo.p[j], hi.p[j]);
-    }
-    const prow lo_l = pairs_left(lo, 4, true), lo_r = pairs_right(lo, 4, true);
-    const prow mi_l = pairs_left(mi, 4, true), mi_r = pairs_right(mi, 4, true);
-    const prow hi_l = pairs_left(hi, 4, true), hi_r = pairs_right(hi, 4, true);
-#pragma unroll
-    for (int j = 0; j < 4; j += 2) {
-        unsigned mid_mi[2];
-        middles_median2(mi_l.p[j], mi.p[j], mi.p[j + 1], mi_r.p[j + 1], mid_mi);
-#pragma unroll
-        for (int i = 0; i < 2; i++) {
-            const unsigned x = max3u2(lo_l.p[j + i], lo.p[j + i], lo_r.p[j + i]);
-            const unsigned z = min3u2(hi_l.p[j + i], hi.p[j + i], hi_r.p[j + i]);
-            const unsigned y = mid_mi[i];
-            const unsigned m = (T & TRIM_MED3_IADD) ? sub_fma(sub_fma(x + y + z, min3u2(x, y, z)), max3u2(x, y, z))
-                                                    : mid3u2(x, y, z);
-            o.p[j + i] = __byte_perm(m, 0, 0x4341);
-        }
-    }
-    return o;
-}
-
 template <int T> static __device__ __forceinline__ prow trim_stage(const int k, const prow (&w)[3], const int n)
 {
     const prow &a = w[(n + 1) % 3], &b = w[(n + 2) % 3], &c = w[n % 3];
     if (k == 0 && (T & TRIM_GAUSS16)) return gauss16_trim(a, b, c, (T & TRIM_VBIAS) ? 0x00800080u | threadIdx.x >> 5 : 0x00800080u);
     if (k == 0 && (T & TRIM_VBIAS)) return stage_gauss_x16(a, b, c, 4, true, 0x00800080u | threadIdx.x >> 5);
-    if (k == 1 && (T & (TRIM_MED3_IADD | TRIM_COL_IADD | TRIM_COL_IMAD))) return median_trim<T>(a, b, c);
+    if (k == 1 && (T & (TRIM_MED3_IADD | TRIM_COL_IADD | TRIM_COL_IMAD)))
+        return stage_median_x16(a, b, c, 4, true, (T & TRIM_COL_IADD) ? MID_BY_SUM : (T & TRIM_COL_IMAD) ? MID_BY_IMADS
+                                                                                                : MID_XORC_FINAL_IADD);
     if (k == 2 && (T & TRIM_SOBEL_ABS)) return sobel_abs_trim(a, b, c);
     if (k == 2 && (T & TRIM_SOBEL)) return sobel_trim(a, b, c);
     return stage_on_ring(BK_GAUSS_FLAT + k, w, n, 4, true);
 }
 
-// flat_interior of rolling_flat.cuh for np = 4, not on an edge column, with the trims T
-template <int T> static __device__ __forceinline__ void trim_row(const bk_args &a, const int m, bool more, prow (&w)[3][3],
-                                                                 rawrow (&ahead)[AHEAD], flat_walk &f, bool low, bool high)
-{
-    const prow r = (T & TRIM_UNPACK) ? unpack_trim(ahead[m % AHEAD]) : unpack(ahead[m % AHEAD], 4, BK_GAUSS_FLAT);
-    if (more) ahead[m % AHEAD] = flat_load(f.src, 0, a.width, 4, false);
-    f.src += a.pitch;
-    w[0][m % 3] = r;
-#pragma unroll
-    for (int k = 0; k < 3; k++) {
-        const int n = m - 2 * k;
-        if (n < 2) return;
-        const prow o = trim_stage<T>(k, w[k], n);
-        if (k == 2) {
-            flat_store(f.dst, o, 4, BK_GAUSS_FLAT, low, high);
-            f.dst += a.pitch;
-        } else {
-            w[k + 1][(n - 2) % 3] = o;
-        }
+// the walk's parts with the trims T (probe_walk.cuh): the lab's loads and stores
+template <int T> struct trim_parts {
+    static __device__ __forceinline__ rawrow load(const uint8_t *p, const bk_args &a) { return flat_load(p, 0, a.width, 4, false); }
+    static __device__ __forceinline__ prow unpack(const rawrow &raw)
+    {
+        return (T & TRIM_UNPACK) ? unpack_trim(raw) : ::unpack(raw, 4, BK_GAUSS_FLAT);
     }
-}
+    static __device__ __forceinline__ prow stage(const int k, const prow (&w)[3], const int n) { return trim_stage<T>(k, w, n); }
+    static __device__ __forceinline__ void store(uint8_t *p, const prow &o, bool low, bool high)
+    {
+        flat_store(p, o, 4, BK_GAUSS_FLAT, low, high);
+    }
+};
+/* T == 0: the lab's kernel whole; else the edge columns and the top and bottom strips take it */
 template <int T, int ROWS, int MINB = 28> __global__ void __launch_bounds__(BK_THREADS, MINB) flat_trim(bk_args a)
 {
-    const uint2 blk = slowest_first_block();
-    const strip_at g = strip_of(a, 4, ROWS, true, blk);
-    /* T == 0: the lab's kernel whole; else the edge columns and the top and bottom strips take it */
-    if (T == 0 || g.edge || g.y0 - 3 < 0 || g.y0 + ROWS + 3 > a.height) {
-        rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, ROWS, blk); /* the lab's code */
-        return;
-    }
-    prow w[3][3];
-    rawrow ahead[AHEAD];
-    flat_walk f;
-    f.src = a.in + (size_t)(g.y0 - 3) * a.pitch + g.x0;
-    f.dst = a.out + (size_t)g.y0 * a.pitch + g.x0;
-    const bool low = g.writer & 1, high = g.writer & 2;
-#pragma unroll
-    for (int i = 0; i < AHEAD; i++, f.src += a.pitch) ahead[i] = flat_load(f.src, 0, a.width, 4, false);
-#pragma unroll
-    for (int m = 0; m < 6; m++) trim_row<T>(a, m, true, w, ahead, f, low, high);
-#pragma unroll 1
-    for (int it = 0; it < ROWS; it += AHEAD) {
-        const bool more = it + AHEAD < ROWS;
-#pragma unroll
-        for (int u = 0; u < AHEAD; u++) trim_row<T>(a, 6 + u, more, w, ahead, f, low, high);
-    }
+    probe_fused_walk<trim_parts<T>, ROWS>(a, T == 0);
 }
 
 struct variant {

@@ -371,8 +371,10 @@ static __device__ __forceinline__ unsigned mid3u2_xor(unsigned a, unsigned b, un
 {
     return mid3_xor(a, b, c, min3u2(a, b, c), max3u2(a, b, c));
 }
-/* Which middles of three stage_median_dpx takes by XOR: none (sums), the columns', or all. */
-enum { MID_BY_SUM, MID_XOR_COLUMNS, MID_XOR_ALL };
+/* Which middles of three stage_median_dpx takes by XOR: none (sums), the columns', or all; and two
+ * forms of tools/probes/flat_trim.cu: the columns' by XOR and the final one as an IADD3 and two IMADs,
+ * or every middle by four IMADs (mid3u2). */
+enum { MID_BY_SUM, MID_XOR_COLUMNS, MID_XOR_ALL, MID_XORC_FINAL_IADD, MID_BY_IMADS };
 
 /* The median of the middles for outputs j and j + 1 at once: both windows hold columns j and j + 1
  * (m0, m1); sorted once (m <= M), med3(x, m, M) = max(m, min(x, M)) with x = column j - 1 (before)
@@ -398,8 +400,9 @@ static __device__ __forceinline__ prow stage_median_dpx(const prow &a, const pro
     for (int j = 0; j < np; j++) {
         lo.p[j] = min3u2(a.p[j], b.p[j], c.p[j]);
         hi.p[j] = max3u2(a.p[j], b.p[j], c.p[j]);
-        mi.p[j] = mids != MID_BY_SUM ? mid3_xor(a.p[j], b.p[j], c.p[j], lo.p[j], hi.p[j])
-                                     : sub_fma(sub_fma(a.p[j] + b.p[j] + c.p[j], lo.p[j]), hi.p[j]); /* the sum: one IADD3 */
+        if (mids == MID_BY_SUM) mi.p[j] = sub_fma(sub_fma(a.p[j] + b.p[j] + c.p[j], lo.p[j]), hi.p[j]); /* the sum: one IADD3 */
+        else if (mids == MID_BY_IMADS) mi.p[j] = mid3u2(a.p[j], b.p[j], c.p[j]);
+        else mi.p[j] = mid3_xor(a.p[j], b.p[j], c.p[j], lo.p[j], hi.p[j]);
     }
     const prow lo_l = pairs_left(lo, np, strips), lo_r = pairs_right(lo, np, strips);
     const prow mi_l = pairs_left(mi, np, strips), mi_r = pairs_right(mi, np, strips);
@@ -412,7 +415,10 @@ static __device__ __forceinline__ prow stage_median_dpx(const prow &a, const pro
         for (int i = 0; i < 2; i++) {
             const unsigned big_lo = max3u2(lo_l.p[j + i], lo.p[j + i], lo_r.p[j + i]);
             const unsigned small_hi = min3u2(hi_l.p[j + i], hi.p[j + i], hi_r.p[j + i]);
-            o.p[j + i] = mids == MID_XOR_ALL ? mid3u2_xor(big_lo, mid_mi[i], small_hi) : mid3u2(big_lo, mid_mi[i], small_hi);
+            const unsigned x = big_lo, y = mid_mi[i], z = small_hi;
+            if (mids == MID_XOR_ALL) o.p[j + i] = mid3u2_xor(x, y, z);
+            else if (mids == MID_XORC_FINAL_IADD) o.p[j + i] = sub_fma(sub_fma(x + y + z, min3u2(x, y, z)), max3u2(x, y, z));
+            else o.p[j + i] = mid3u2(x, y, z);
         }
     }
     return o;
