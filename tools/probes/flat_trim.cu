@@ -23,7 +23,7 @@
 // Measured (2026-11-28, plots/data/h100/run_{a5d9060,56605cb}, h200/run_{a5d9060,3aa78c0,7fe72ad,56605cb};
 // every variant exact): no trim pays. All four: 449 loop instructions, not 494, and no faster than the
 // copied walk (H100 0.2-1.7 points slower, H200 -1.0 to +0.5); unpack + sobel, the best, level with the
-// lab's kernel (-0.9 to +0.9 points); 17% fewer ALU instructions (199-211, not 235) lose 1-3 points. ncu
+// lab's kernel (-0.9 to +0.9 points); 10-15% fewer ALU instructions (199-211, not 235) lose 1-3 points. ncu
 // (H200): the schedulers issue in 73-79% of their cycles whatever the mix.
 // Only the interior blocks' walk (rolling_flat.cuh's flat_interior, as probe_walk.cuh copies it) changes; the edge
 // columns and the top and bottom strips run the lab's code. Every variant is checked against
