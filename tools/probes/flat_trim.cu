@@ -5,7 +5,7 @@
 //        -Ilabs/04_convolution/fusion -Ilabs/04_convolution/cnn tools/probes/flat_trim.cu \
 //        labs/04_convolution/fusion/fusion_reference.c -lpng -o /tmp/flat_trim && /tmp/flat_trim
 // The question: fused_flat_sf's interior loop (495 instructions for 24 pixels a lane, CUDA 13.0, sm_90)
-// has three places where the same result costs fewer instructions. Do they pay, alone and together?
+// has four places where the same result costs fewer instructions. Do they pay, alone and together?
 //   - TRIM_UNPACK: a row's two words into four registers of two pixels with 2 + 2 byte permutes and 2
 //     IMADs (t = the strips' bytes 0, 1 side by side; odd = t's bytes 1 and 3; even = t - 256 odd),
 //     where unpack_dpx spends 2 + 4 byte permutes and 2 IMADs: 6 ALU instructions a turn fewer;
@@ -24,7 +24,7 @@
 // every variant exact): no trim pays. All four: 449 loop instructions, not 494, and no faster than the
 // copied walk (H100 0.2-1.7 points slower, H200 -1.0 to +0.5); unpack + sobel, the best, level with the
 // lab's kernel (-0.9 to +0.9 points); 10-15% fewer ALU instructions (199-211, not 235) lose 1-3 points. ncu
-// (H200): the schedulers issue in 73-79% of their cycles whatever the mix.
+// (H200, H100): the schedulers issue in 71-79% of their cycles whatever the mix.
 // Only the interior blocks' walk (rolling_flat.cuh's flat_interior, as probe_walk.cuh copies it) changes; the edge
 // columns and the top and bottom strips run the lab's code. Every variant is checked against
 // fusion_reference.c at five sizes (odd ones included, output poisoned first), then timed at 16384^2

@@ -427,7 +427,8 @@ static __device__ __forceinline__ prow stage_median_dpx(const prow &a, const pro
 /* Lesson (gauss, scaled): the sum 16 (l + 2 v + r) + 128 <= 65408 is kept whole in its 16 bits, and
  * the gauss pixel, (sum + 8) >> 4, is its high byte. The median commutes with that floor (a median
  * of nine is one of the nine, and x -> x >> 8 keeps their order), so the median runs on the sums
- * and one byte permute afterwards (stage_median_x16) replaces a shift and a mask per pair here. */
+ * and one byte permute afterwards (stage_median_x16) replaces a shift and a mask per pair here.
+ * bias: the + 128 (tools/probes/flat_trim.cu passes it in a vector register). */
 static __device__ __forceinline__ prow stage_gauss_x16(const prow &a, const prow &b, const prow &c, const int np,
                                                        const bool strips, const unsigned bias = 0x00800080u)
 {
