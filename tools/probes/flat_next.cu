@@ -53,9 +53,8 @@
 //   - slowest first (flat_slow_first, rolling_flat.cuh's slowest_first_block): r36 +3 to +4 points,
 //     best in 72-row strips and 72 registers - the lab's fused_flat_sf since d0723ba (h100/ and
 //     h200/run_d0723ba, flat_next_scatter*, _timeline*, _slowfirst*).
-#include "rolling_flat.cuh"
+#include "probe_walk.cuh" /* rolling_flat.cuh, and the cp.async walk */
 #include "probe_fused.cuh"
-#include "cnn_pipe.cuh" /* copy_async, copy_commit, copy_wait: part 2's cp.async pieces */
 
 #define FLAT_BOUNDS __launch_bounds__(BK_THREADS, 24) /* fused_flat_r36's: 80 registers, 24 warps an SM */
 
@@ -170,62 +169,14 @@ __global__ void __launch_bounds__(BK_THREADS, MINB) flat_slow_first(bk_args a)
 
 // Rows ahead by cp.async (the stall profile of fused_flat_sf, ncu on the H100 at 16384^2: of 8.2
 // warp-cycles an issued instruction, 2.5 wait on a global load (long scoreboard), 1.5 on the math
-// pipe, 2.1 + 1.0 ready): the rows a lane loads go to a shared-memory ring of G groups of 3 rows by
-// cp.async (LDGSTS, no register held while in flight) and are read back by LDS when their group is
-// due, 3 (G - 1) rows ahead where the register walk has about 1-2. Interior strips not on an edge
-// column only; the others take rolling_body_flat. Each lane reads back only the words it copied.
-template <int G>
-static __device__ __forceinline__ void async_group(unsigned (&ring)[G][3][2][32], int slot, const uint8_t *&src, int pitch)
-{
-#pragma unroll
-    for (int u = 0; u < 3; u++, src += pitch) {
-        copy_async<4>((float *)&ring[slot][u][0][threadIdx.x], (const float *)src, true); /* cnn_pipe.cuh */
-        copy_async<4>((float *)&ring[slot][u][1][threadIdx.x], (const float *)(src + STRIP_GAP(4)), true);
-    }
-}
-template <int G>
-static __device__ __forceinline__ void async_rows(const bk_args &a, unsigned (&ring)[G][3][2][32], int slot, int m0,
-                                                  prow (&w)[3][3], flat_walk &f, const strip_at &g, bool low, bool high)
-{
-#pragma unroll
-    for (int u = 0; u < 3; u++) {
-        rawrow raw = {{ring[slot][u][0][threadIdx.x], ring[slot][u][1][threadIdx.x], 0, 0}};
-        flat_stages(a, BK_GAUSS_FLAT, 3, 4, m0 + u, w, f, unpack(raw, 4, BK_GAUSS_FLAT), g.x0, g.x0w, false, low, high);
-    }
-}
+// pipe, 2.1 + 1.0 ready): probe_walk.cuh's probe_fused_walk_async with the lab's stages, 3 (G - 1) rows
+// ahead where the register walk has about 1-2. Interior strips not on an edge column only; the others
+// take rolling_body_flat.
 template <int ROWS, int G>
 __global__ void __launch_bounds__(BK_THREADS, 28) flat_async(bk_args a)
 {
     __shared__ unsigned ring[G][3][2][32];
-    const uint2 blk = slowest_first_block();
-    const strip_at g = strip_of(a, 4, ROWS, true, blk);
-    if (g.edge || g.y0 - 3 < 0 || g.y0 + ROWS + 3 > a.height) {
-        rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, ROWS, blk);
-        return;
-    }
-    const bool low = g.writer & 1, high = g.writer & 2;
-    const uint8_t *src = a.in + (size_t)(g.y0 - 3) * a.pitch + g.x0;
-    flat_walk f;
-    f.src = nullptr, f.dst = a.out + (size_t)g.y0 * a.pitch + g.x0;
-    prow w[3][3];
-    constexpr int T = (ROWS + 6) / 3; /* groups of 3 rows: 2 fill the windows */
-    static_assert(ROWS % 3 == 0 && T >= G, "whole groups");
-#pragma unroll
-    for (int q = 0; q < G - 1; q++) async_group<G>(ring, q, src, a.pitch), copy_commit();
-#pragma unroll
-    for (int q = 0; q < 2; q++) { /* the windows fill: rows 0..5 (compile-time m) */
-        async_group<G>(ring, (q + G - 1) % G, src, a.pitch);
-        copy_commit();
-        copy_wait<G - 1>();
-        async_rows<G>(a, ring, q % G, 3 * q, w, f, g, low, high);
-    }
-#pragma unroll 1
-    for (int q = 2; q < T; q++) {
-        if (q + G - 1 < T) async_group<G>(ring, (q + G - 1) % G, src, a.pitch);
-        copy_commit(); /* empty at the end: wait_group counts groups */
-        copy_wait<G - 1>();
-        async_rows<G>(a, ring, q % G, 6, w, f, g, low, high);
-    }
+    probe_fused_walk_async<lab_parts, ROWS, G>(a, ring);
 }
 
 // Block timeline (why tall strips are slow): r36's kernel in strips of ROWS rows, lane 0 of each

@@ -25,6 +25,9 @@
 // copied walk (H100 0.2-1.7 points slower, H200 -1.0 to +0.5); unpack + sobel, the best, level with the
 // lab's kernel (-0.9 to +0.9 points); 10-15% fewer ALU instructions (199-211, not 235) lose 1-3 points. ncu
 // (H200, H100): the schedulers issue in 71-79% of their cycles whatever the mix.
+// Written later the same day, not yet run: flat_trim_async, the trims with their rows loaded 9 or 15 rows
+// ahead by cp.async (probe_walk.cuh), since the profiles showed the warps waiting longer for their loads
+// the fewer instructions they have (loops: the copied walk 516, unpack + sobel 495, all four 478 / 489).
 // Only the interior blocks' walk (rolling_flat.cuh's flat_interior, as probe_walk.cuh copies it) changes; the edge
 // columns and the top and bottom strips run the lab's code. Every variant is checked against
 // fusion_reference.c at five sizes (odd ones included, output poisoned first), then timed at 16384^2
@@ -148,6 +151,13 @@ template <int T, int ROWS, int MINB = 28> __global__ void __launch_bounds__(BK_T
     probe_fused_walk<trim_parts<T>, ROWS>(a, T == 0);
 }
 
+/* the same with the rows loaded 3 (G - 1) ahead by cp.async (probe_walk.cuh's probe_fused_walk_async) */
+template <int T, int ROWS, int G> __global__ void __launch_bounds__(BK_THREADS, 28) flat_trim_async(bk_args a)
+{
+    __shared__ unsigned ring[G][3][2][32];
+    probe_fused_walk_async<trim_parts<T>, ROWS, G>(a, ring);
+}
+
 struct variant {
     const char *name;
     void (*kernel)(bk_args);
@@ -179,6 +189,14 @@ static const variant VARIANTS[] = {
     {"unpack+sobel 64 regs", flat_trim<TRIM_UNPACK | TRIM_SOBEL, 72, 32>},
     {"unpack+sobel_abs 64 regs", flat_trim<TRIM_UNPACK | TRIM_SOBEL_ABS, 72, 32>},
     {"copied walk 64 regs", flat_trim<TRIM_COPIED, 72, 32>},
+    // to be measured (written after the profiles: the fewer instructions, the longer the warps wait for
+    // their loads, 0.76 -> 1.31 warps an issue on the H200 and 1.9 -> 2.9 on the H100): the trims with
+    // their rows loaded 9 or 15 rows ahead by cp.async, where the register walk has 1-2
+    {"copied walk async 9", flat_trim_async<TRIM_COPIED, 72, 4>},
+    {"unpack+sobel async 9", flat_trim_async<TRIM_UNPACK | TRIM_SOBEL, 72, 4>},
+    {"all four async 9", flat_trim_async<TRIM_UNPACK | TRIM_SOBEL | TRIM_VBIAS | TRIM_MED3_IADD, 72, 4>},
+    {"unpack+sobel async 15", flat_trim_async<TRIM_UNPACK | TRIM_SOBEL, 72, 6>},
+    {"all four async 15", flat_trim_async<TRIM_UNPACK | TRIM_SOBEL | TRIM_VBIAS | TRIM_MED3_IADD, 72, 6>},
 };
 
 int main()
