@@ -133,17 +133,12 @@ template <int T> static __device__ __forceinline__ prow trim_stage(const int k, 
 }
 
 // the walk's parts with the trims T (probe_walk.cuh): the lab's loads and stores
-template <int T> struct trim_parts {
-    static __device__ __forceinline__ rawrow load(const uint8_t *p, const bk_args &a) { return flat_load(p, 0, a.width, 4, false); }
+template <int T> struct trim_parts : lab_parts {
     static __device__ __forceinline__ prow unpack(const rawrow &raw)
     {
-        return (T & TRIM_UNPACK) ? unpack_trim(raw) : ::unpack(raw, 4, BK_GAUSS_FLAT);
+        return (T & TRIM_UNPACK) ? unpack_trim(raw) : lab_parts::unpack(raw);
     }
     static __device__ __forceinline__ prow stage(const int k, const prow (&w)[3], const int n) { return trim_stage<T>(k, w, n); }
-    static __device__ __forceinline__ void store(uint8_t *p, const prow &o, bool low, bool high)
-    {
-        flat_store(p, o, 4, BK_GAUSS_FLAT, low, high);
-    }
 };
 /* T == 0: the lab's kernel whole; else the edge columns and the top and bottom strips take it */
 template <int T, int ROWS, int MINB = 28> __global__ void __launch_bounds__(BK_THREADS, MINB) flat_trim(bk_args a)
@@ -185,7 +180,7 @@ static const variant VARIANTS[] = {
     {"unpack+sobel+gauss16", flat_trim<TRIM_UNPACK | TRIM_SOBEL | TRIM_GAUSS16, 72>},
     {"unpack+sobel+gauss16+vbias", flat_trim<TRIM_UNPACK | TRIM_SOBEL | TRIM_GAUSS16 | TRIM_VBIAS, 72>},
     {"unpack+sobel_abs+gauss16", flat_trim<TRIM_UNPACK | TRIM_SOBEL_ABS | TRIM_GAUSS16, 72>},
-    // fourth call: the trims in 64 registers (32 warps an SM) and 80 (24)
+    // fourth call: the trims in 64 registers (32 warps an SM)
     {"unpack+sobel 64 regs", flat_trim<TRIM_UNPACK | TRIM_SOBEL, 72, 32>},
     {"unpack+sobel_abs 64 regs", flat_trim<TRIM_UNPACK | TRIM_SOBEL_ABS, 72, 32>},
     {"copied walk 64 regs", flat_trim<TRIM_COPIED, 72, 32>},
