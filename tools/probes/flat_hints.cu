@@ -34,16 +34,11 @@ template <int H> static __device__ __forceinline__ void hint_store(uint8_t *p, u
     else *(unsigned *)p = v;
 }
 
-// the walk's parts with the hints H (probe_walk.cuh); the stages are the lab's
-template <int H> struct hint_parts {
+// the walk's parts with the hints H (probe_walk.cuh): the lab's unpack and stages
+template <int H> struct hint_parts : lab_parts {
     static __device__ __forceinline__ rawrow load(const uint8_t *p, const bk_args &)
     {
         return {{hint_load<H>(p), hint_load<H>(p + STRIP_GAP(4)), 0, 0}};
-    }
-    static __device__ __forceinline__ prow unpack(const rawrow &raw) { return ::unpack(raw, 4, BK_GAUSS_FLAT); }
-    static __device__ __forceinline__ prow stage(const int k, const prow (&w)[3], const int n)
-    {
-        return stage_on_ring(BK_GAUSS_FLAT + k, w, n, 4, true);
     }
     static __device__ __forceinline__ void store(uint8_t *p, const prow &o, bool low, bool high)
     {
