@@ -1,0 +1,77 @@
+// probe: what holds fused_flat_sf's schedulers at 71-79% issue, its loads or its instruction mix? (issue
+// 20; not part of the product, not built by meson). Written on 2026-11-28 (sixth session) without a GPU;
+// not yet run. Build on a GPU machine from the repository root:
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler -fopenmp -D_POSIX_C_SOURCE=200809L -Icommon \
+//        -Ilabs/04_convolution/fusion -Ilabs/04_convolution/cnn tools/probes/flat_diag.cu \
+//        labs/04_convolution/fusion/fusion_reference.c -lpng -o /tmp/flat_diag && /tmp/flat_diag
+// The question. flat_trim's profiles (NOTEBOOK.md's "Trims of the stages") found the schedulers issuing
+// in 71-79% of their cycles for every mix of stages, and the warps waiting longer for their loads the
+// fewer instructions they have. Two diagnostics take the memory out of the interior walk
+// (probe_walk.cuh, the lab's stages), one side at a time:
+//   - l1 loads: every row read from one fixed address a lane (ld.global.ca, asm volatile so that it is
+//     neither hoisted nor merged): the same loads, hitting L1, no DRAM reads;
+//   - no stores: each row's store kept behind a test of a device variable that is never set
+//     (diag_parts::store below), so every instruction that computes the row stays;
+//   - both.
+// If the walk without its memory issues in ~90% of the cycles, the loads (and stores) hold the rate and
+// hiding them better (flat_trim_async) is the lever; if it stays near 78%, the instruction mix does, and
+// this decomposition cannot reach the goals. The diagnostics' outputs are wrong on purpose: the harness
+// runs them but does not check them (probe_fused.cuh's `diagnostic`); the lab's kernel and the copied
+// walk beside them are checked at five sizes as always. Timed at 16384^2 beside a cudaMemcpy D2D, three
+// passes; profile the three diagnostics and the copied walk with Nsight Compute for the issue rate
+// (.devrun-style: --kernel-name-base mangled, regex _Z9flat_diagILi[0-3]EE..., the check launches at
+// 16384^2).
+#include "probe_walk.cuh"
+#include "probe_fused.cuh"
+
+enum { DIAG_L1_LOADS = 1, DIAG_NO_STORES = 2 };
+
+static __device__ __forceinline__ unsigned load_ca(const uint8_t *p)
+{
+    unsigned v;
+    asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
+}
+
+__device__ int g_diag_store = 0; /* the "no stores" diagnostics store a row only if this is set: never */
+
+// The lab's parts, with D's changes (probe_walk.cuh)
+template <int D> struct diag_parts : lab_parts {
+    static __device__ __forceinline__ rawrow load(const uint8_t *p, const bk_args &a)
+    {
+        if (!(D & DIAG_L1_LOADS)) return lab_parts::load(p, a);
+        const uint8_t *q = a.in + 4 * threadIdx.x; /* the picture's first row: in bounds at every size */
+        return {{load_ca(q), load_ca(q + STRIP_GAP(4)), 0, 0}};
+    }
+    // g_diag_store is 0 and nothing writes it, but the compiler cannot know that (the host could): the
+    // test keeps every instruction that computes the row and skips the store. A test on the row's own
+    // bits would not do: the compiler proved one (its low byte never 0x7f) false and removed the walk.
+    static __device__ __forceinline__ void store(uint8_t *p, const prow &o, bool low, bool high)
+    {
+        if (!(D & DIAG_NO_STORES) || g_diag_store) lab_parts::store(p, o, low, high);
+    }
+};
+template <int D> __global__ void __launch_bounds__(BK_THREADS, 28) flat_diag(bk_args a)
+{
+    probe_fused_walk<diag_parts<D>, 72>(a, false);
+}
+__global__ void __launch_bounds__(BK_THREADS, 28) flat_lab(bk_args a) { probe_fused_walk<lab_parts, 72>(a, true); }
+
+struct variant {
+    const char *name;
+    void (*kernel)(bk_args);
+    bool diagnostic;
+};
+static const variant VARIANTS[] = {
+    {"sf (the lab's fused_flat_sf)", flat_lab, false},
+    {"sf, copied walk", flat_diag<0>, false},
+    {"l1 loads", flat_diag<DIAG_L1_LOADS>, true},
+    {"no stores", flat_diag<DIAG_NO_STORES>, true},
+    {"l1 loads, no stores", flat_diag<DIAG_L1_LOADS | DIAG_NO_STORES>, true},
+};
+
+int main()
+{
+    return probe_fused_main(VARIANTS, [](const variant &v, const bk_args &a) { v.kernel<<<rolling_grid(&a, 4, 72), BK_THREADS>>>(a); }, 3,
+                            [](const bk_args &) {});
+}
