@@ -55,7 +55,6 @@ template <int D> __global__ void __launch_bounds__(BK_THREADS, 28) flat_diag(bk_
 {
     probe_fused_walk<diag_parts<D>, 72>(a, false);
 }
-__global__ void __launch_bounds__(BK_THREADS, 28) flat_lab(bk_args a) { probe_fused_walk<lab_parts, 72>(a, true); }
 
 struct variant {
     const char *name;
@@ -63,7 +62,7 @@ struct variant {
     bool diagnostic;
 };
 static const variant VARIANTS[] = {
-    {"sf (the lab's fused_flat_sf)", flat_lab, false},
+    {"sf (the lab's fused_flat_sf)", probe_lab_sf<4, 72, 28>, false},
     {"sf, copied walk", flat_diag<0>, false},
     {"l1 loads", flat_diag<DIAG_L1_LOADS>, true},
     {"no stores", flat_diag<DIAG_NO_STORES>, true},

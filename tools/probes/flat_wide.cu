@@ -16,14 +16,8 @@
 // the same passes; in 96 or 80 registers (604 / 1608 bytes spilled) 55.6-58.1% and 35.8-36.0%. The 7%
 // fewer instructions of the interior loop do not pay for the warps lost. H200 (h200/run_5deb02e): 47.1 /
 // 47.1% against the rung's 52.9 / 52.9%.
-#include "rolling_flat.cuh"
+#include "probe_walk.cuh" /* probe_lab_sf: the lab's kernel for any np */
 #include "probe_fused.cuh"
-
-template <int NP, int ROWS, int MINB>
-__global__ void __launch_bounds__(BK_THREADS, MINB) flat_sf(bk_args a)
-{
-    rolling_body_flat(a, BK_GAUSS_FLAT, 3, NP, ROWS, slowest_first_block());
-}
 
 struct variant {
     const char *name;
@@ -31,13 +25,13 @@ struct variant {
     int np, rows;
 };
 static const variant VARIANTS[] = {
-    {"np4 r72 28 warps (fused_flat_sf)", flat_sf<4, 72, 28>, 4, 72},
-    {"np8 r72 16 warps", flat_sf<8, 72, 16>, 8, 72},
-    {"np8 r72 20 warps", flat_sf<8, 72, 20>, 8, 72},
-    {"np8 r72 24 warps", flat_sf<8, 72, 24>, 8, 72},
-    {"np8 r48 20 warps", flat_sf<8, 48, 20>, 8, 48},
-    {"np8 r96 20 warps", flat_sf<8, 96, 20>, 8, 96},
-    {"np8 r36 20 warps", flat_sf<8, 36, 20>, 8, 36},
+    {"np4 r72 28 warps (fused_flat_sf)", probe_lab_sf<4, 72, 28>, 4, 72},
+    {"np8 r72 16 warps", probe_lab_sf<8, 72, 16>, 8, 72},
+    {"np8 r72 20 warps", probe_lab_sf<8, 72, 20>, 8, 72},
+    {"np8 r72 24 warps", probe_lab_sf<8, 72, 24>, 8, 72},
+    {"np8 r48 20 warps", probe_lab_sf<8, 48, 20>, 8, 48},
+    {"np8 r96 20 warps", probe_lab_sf<8, 96, 20>, 8, 96},
+    {"np8 r36 20 warps", probe_lab_sf<8, 36, 20>, 8, 36},
 };
 
 static void launch(const variant &v, const bk_args &a)

@@ -9,10 +9,17 @@
 // probe_fused_walk runs the walk on the interior blocks (slowest first, ROWS-row strips) and the lab's
 // rolling_body_flat on the others, or on every block when lab is true. probe_fused_walk_async is the same
 // walk with its rows loaded by cp.async into a shared-memory ring (P::load unused). lab_parts are the
-// lab's four parts.
+// lab's four parts, probe_lab_sf the lab's kernel.
 #pragma once
 #include "rolling_flat.cuh"
 #include "cnn_pipe.cuh" /* copy_async, copy_commit, copy_wait: part 2's cp.async pieces */
+
+/* The lab's fused_flat_sf kernel itself (np pixel pairs a lane, ROWS-row strips, MINB warps an SM), the
+ * probes' reference row. */
+template <int NP, int ROWS, int MINB> __global__ void __launch_bounds__(BK_THREADS, MINB) probe_lab_sf(bk_args a)
+{
+    rolling_body_flat(a, BK_GAUSS_FLAT, 3, NP, ROWS, slowest_first_block());
+}
 
 struct lab_parts {
     static __device__ __forceinline__ rawrow load(const uint8_t *p, const bk_args &a) { return flat_load(p, 0, a.width, 4, false); }
