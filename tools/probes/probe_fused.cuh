@@ -5,6 +5,7 @@
 // (probe_timing.cuh's timeit).
 #pragma once
 #include <cstdint>
+#include <string>
 #include "probe_timing.cuh"
 #include "fusion.h"
 
@@ -12,6 +13,25 @@
 // elsewhere on purpose (tools/probes/flat_diag.cu), so its output is run but not checked, and says so.
 template <class V> static auto is_diagnostic(const V &v, int) -> decltype(bool(v.diagnostic)) { return v.diagnostic; }
 template <class V> static bool is_diagnostic(const V &, long) { return false; }
+
+// PROBE_ONLY="a|b|..." runs only the variants whose names contain one of the '|'-separated pieces, or,
+// for a piece "=name", whose name is name (a call with little device time left); unset, every variant runs.
+static bool probe_selected(const char *name)
+{
+    const char *only = getenv("PROBE_ONLY");
+    if (!only || !*only) return true;
+    std::string list(only);
+    for (size_t at = 0; at <= list.size();) {
+        size_t end = list.find('|', at);
+        if (end == std::string::npos) end = list.size();
+        const std::string piece = list.substr(at, end - at);
+        if (piece.size() > 1 && piece[0] == '=' ? piece.compare(1, std::string::npos, name) == 0
+                                                 : !piece.empty() && std::string(name).find(piece) != std::string::npos)
+            return true;
+        at = end + 1;
+    }
+    return false;
+}
 
 // launch(v, a): one launch of variant v on a; after(a): called at 16384^2 after the timed passes.
 template <class V, size_t N, class Launch, class After>
@@ -45,6 +65,7 @@ static int probe_fused_main(const V (&variants)[N], Launch launch, int passes, A
         if (n >= (size_t)16384 * 16384)
             memcpy_ms = timeit("memcpy D2D", 2.0 * bytes, 0, [&] { CK(cudaMemcpyAsync(dout, din, bytes, cudaMemcpyDeviceToDevice)); });
         for (const V &v : variants) {
+            if (!probe_selected(v.name)) continue;
             CK(cudaMemset(dout, 0xa5, bytes)); // poisoned: a pixel the kernel never writes shows
             launch(v, a);
             CK(cudaGetLastError());
@@ -65,7 +86,8 @@ static int probe_fused_main(const V (&variants)[N], Launch launch, int passes, A
         }
         for (int pass = 1; memcpy_ms > 0 && pass <= passes; pass++) { // the variants interleaved
             printf("pass %d\n", pass);
-            for (const V &v : variants) timeit(v.name, 2.0 * n, memcpy_ms, [&] { launch(v, a); });
+            for (const V &v : variants)
+                if (probe_selected(v.name)) timeit(v.name, 2.0 * n, memcpy_ms, [&] { launch(v, a); });
         }
         if (memcpy_ms > 0) after(a);
         printf("%d x %d: every variant checked against fusion_reference.c\n", w, h);
