@@ -24,13 +24,23 @@
 #include "probe_walk.cuh"
 #include "probe_fused.cuh"
 
-enum { DIAG_L1_LOADS = 1, DIAG_NO_STORES = 2 };
+enum { DIAG_L1_LOADS = 1, DIAG_NO_STORES = 2, DIAG_FIXED_STORES = 4 };
+/* What one more instruction costs, by pipe: 8 more a row (24 a loop turn) of one kind, in two chains of
+ * four that read the row's registers, their result stored only where opaque_zero() is 1 (never). */
+enum { EXTRA_LOP3 = 8, EXTRA_IMAD = 16, EXTRA_HADD2 = 24, EXTRA_MASK = 24 };
 
 static __device__ __forceinline__ unsigned load_ca(const uint8_t *p)
 {
     unsigned v;
     asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v) : "l"(p));
     return v;
+}
+
+static __device__ __forceinline__ unsigned lop3_0x6a(unsigned a, unsigned b, unsigned c) /* (a & b) ^ c */
+{
+    unsigned r;
+    asm("lop3.b32 %0, %1, %2, %3, 0x6a;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+    return r;
 }
 
 /* 0 in every launch here (no dynamic shared memory), but the compiler cannot know it: the "no stores"
@@ -41,6 +51,10 @@ static __device__ __forceinline__ unsigned opaque_zero()
     asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(z));
     return z;
 }
+
+/* The output's first row (the host sets it when the output moves, outside the timed launches): in the
+ * constant bank, which the kernel's stores cannot change, so ptxas reads it without a load. */
+__constant__ uint8_t *c_fixed_row;
 
 // The lab's parts, with D's changes (probe_walk.cuh)
 template <int D> struct diag_parts : lab_parts {
@@ -54,8 +68,24 @@ template <int D> struct diag_parts : lab_parts {
     // computes the row and skips the store. A test on the row's own bits would not do: the compiler
     // proved one (its low byte never 0x7f) false and removed the walk. (A first form read a __device__
     // flag, which ptxas reloaded before every store: 3 more loads a loop turn.)
+    static __device__ __forceinline__ unsigned extra(unsigned c, unsigned x, unsigned y)
+    {
+        if ((D & EXTRA_MASK) == EXTRA_LOP3) return lop3_0x6a(c, x, y);
+        if ((D & EXTRA_MASK) == EXTRA_IMAD) return c * x + y;
+        return half2_bits(__hadd2(as_half2(c), as_half2(x)));
+    }
     static __device__ __forceinline__ void store(uint8_t *p, const prow &o, bool low, bool high)
     {
+        if (D & EXTRA_MASK) { /* four inputs in every two steps, so ptxas cannot merge two LOP3s into one */
+            unsigned c1 = o.p[0], c2 = o.p[2];
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                c1 = extra(c1, o.p[k], o.p[(k + 1) % 4]);
+                c2 = extra(c2, o.p[(k + 2) % 4], o.p[(k + 3) % 4]);
+            }
+            if (opaque_zero() == 1u) *(unsigned *)p = c1 ^ c2;
+        }
+        if (D & DIAG_FIXED_STORES) p = c_fixed_row + 4 * threadIdx.x; /* the output's first row, every row */
         if (!(D & DIAG_NO_STORES) || opaque_zero() == 1u) lab_parts::store(p, o, low, high);
     }
 };
@@ -75,10 +105,27 @@ static const variant VARIANTS[] = {
     {"l1 loads", flat_diag<DIAG_L1_LOADS>, true},
     {"no stores", flat_diag<DIAG_NO_STORES>, true},
     {"l1 loads, no stores", flat_diag<DIAG_L1_LOADS | DIAG_NO_STORES>, true},
+    // second call (the first found the "no stores" walk 16% shorter: ptxas had sunk sobel's last
+    // instructions into the skipped store): every row stored to the output's first row, every
+    // instruction kept, no DRAM writes (L2 holds the row)
+    {"fixed stores", flat_diag<DIAG_FIXED_STORES>, true},
+    {"l1 loads, fixed stores", flat_diag<DIAG_L1_LOADS | DIAG_FIXED_STORES>, true},
+    {"+24 LOP3", flat_diag<EXTRA_LOP3>, false},
+    {"+24 IMAD", flat_diag<EXTRA_IMAD>, false},
+    {"+24 HADD2", flat_diag<EXTRA_HADD2>, false},
 };
+
+/* c_fixed_row set once for each output buffer (the check launches), never inside a timed launch */
+static void set_fixed_row(uint8_t *out)
+{
+    static uint8_t *now = nullptr;
+    if (out == now) return;
+    CK(cudaMemcpyToSymbol(c_fixed_row, &out, sizeof out));
+    now = out;
+}
 
 int main()
 {
-    return probe_fused_main(VARIANTS, [](const variant &v, const bk_args &a) { v.kernel<<<rolling_grid(&a, 4, 72), BK_THREADS>>>(a); }, 3,
+    return probe_fused_main(VARIANTS, [](const variant &v, const bk_args &a) { set_fixed_row(a.out); v.kernel<<<rolling_grid(&a, 4, 72), BK_THREADS>>>(a); }, 3,
                             [](const bk_args &) {});
 }
