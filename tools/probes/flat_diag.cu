@@ -25,8 +25,8 @@
 #include "probe_fused.cuh"
 
 enum { DIAG_L1_LOADS = 1, DIAG_NO_STORES = 2, DIAG_FIXED_STORES = 4 };
-/* What one more instruction costs, by pipe: 8 more a row (24 a loop turn) of one kind, in two chains of
- * four that read the row's registers, their result stored only where opaque_zero() is 1 (never). */
+/* What one more instruction costs, by pipe: 8 more a row (24 a loop turn) of one kind, in one chain that
+ * reads the row's registers, folded into the row by one LOP3 with an opaque zero (the store below). */
 enum { EXTRA_LOP3 = 8, EXTRA_IMAD = 16, EXTRA_HADD2 = 24, EXTRA_MASK = 24 };
 
 static __device__ __forceinline__ unsigned load_ca(const uint8_t *p)
@@ -74,18 +74,21 @@ template <int D> struct diag_parts : lab_parts {
         if ((D & EXTRA_MASK) == EXTRA_IMAD) return c * x + y;
         return half2_bits(__hadd2(as_half2(c), as_half2(x)));
     }
-    static __device__ __forceinline__ void store(uint8_t *p, const prow &o, bool low, bool high)
+    static __device__ __forceinline__ void store(uint8_t *p, const prow &row, bool low, bool high)
     {
-        if (D & EXTRA_MASK) { /* four inputs in every two steps, so ptxas cannot merge two LOP3s into one */
-            unsigned c1 = o.p[0], c2 = o.p[2];
+        prow o = row;
+        if (D & EXTRA_MASK) { /* one chain of 8 that reads the row's registers, four inputs in every two
+                                 steps (so ptxas cannot merge two LOP3s), folded into the row as c & 0: one
+                                 more LOP3, and nothing ptxas may sink into a branch that is never taken */
+            unsigned c = o.p[0];
 #pragma unroll
-            for (int k = 0; k < 4; k++) {
-                c1 = extra(c1, o.p[k], o.p[(k + 1) % 4]);
-                c2 = extra(c2, o.p[(k + 2) % 4], o.p[(k + 3) % 4]);
-            }
-            if (opaque_zero() == 1u) *(unsigned *)p = c1 ^ c2;
+            for (int k = 0; k < 8; k++) c = extra(c, o.p[k % 4], o.p[(k + 1) % 4]);
+            o.p[0] = lop3_0x6a(c, opaque_zero(), o.p[0]); /* (c & 0) ^ p[0] */
         }
-        if (D & DIAG_FIXED_STORES) p = c_fixed_row + 4 * threadIdx.x; /* the output's first row, every row */
+        if (D & DIAG_FIXED_STORES) /* every row of a block to the same 512 bytes of its own: the output's
+                                      first 8 MB, which the L2 holds (a first form put every block on the
+                                      same 256 bytes, and the L2 serialised them: 1.6 ms) */
+            p = c_fixed_row + 512 * (blockIdx.y * gridDim.x + blockIdx.x) + 4 * threadIdx.x;
         if (!(D & DIAG_NO_STORES) || opaque_zero() == 1u) lab_parts::store(p, o, low, high);
     }
 };
