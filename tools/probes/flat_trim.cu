@@ -25,9 +25,12 @@
 // copied walk (H100 0.2-1.7 points slower, H200 -1.0 to +0.5); unpack + sobel, the best, level with the
 // lab's kernel (-0.9 to +0.9 points); 10-15% fewer ALU instructions (199-211, not 235) lose 1-3 points. ncu
 // (H200, H100): the schedulers issue in 71-79% of their cycles whatever the mix.
-// Written later the same day, not yet run: flat_trim_async, the trims with their rows loaded 9 or 15 rows
-// ahead by cp.async (probe_walk.cuh), since the profiles showed the warps waiting longer for their loads
-// the fewer instructions they have (loops: the copied walk 516, unpack + sobel 495, all four 478 / 489).
+// Written later the same day: flat_trim_async, the trims with their rows loaded 9 or 15 rows ahead by
+// cp.async (probe_walk.cuh), since the profiles showed the warps waiting longer for their loads the
+// fewer instructions they have (loops: the copied walk 516, unpack + sobel 495, all four 478 / 489).
+// Measured in the seventh session (H200 only, plots/data/h200/run_cc5a13c): the load waits fall to
+// 0.12-0.16 warps an issue and the issue rate rises 2-4 points, but the walk spends 1.0-1.3 more
+// instructions a pixel; every variant 1-2% slower than its register walk (49.5-51.3% of memcpy).
 // Only the interior blocks' walk (rolling_flat.cuh's flat_interior, as probe_walk.cuh copies it) changes; the edge
 // columns and the top and bottom strips run the lab's code. Every variant is checked against
 // fusion_reference.c at five sizes (odd ones included, output poisoned first), then timed at 16384^2
