@@ -33,6 +33,10 @@ enum { DIAG_L1_LOADS = 1, DIAG_NO_STORES = 2, DIAG_FIXED_STORES = 4 };
 /* What one more instruction costs, by pipe: 8 more a row (24 a loop turn) of one kind, in one chain that
  * reads the row's registers, folded into the row by one LOP3 with an opaque zero (the store below). */
 enum { EXTRA_LOP3 = 8, EXTRA_IMAD = 16, EXTRA_HADD2 = 24, EXTRA_MASK = 24 };
+/* And what one fewer ALU instruction saves: sobel without its clamp (the VIMNMX of every register), the
+ * median without its byte permute (its output stays scaled by 16): 12 ALU instructions fewer a loop turn
+ * each, nothing else changed. Wrong outputs, so diagnostics. */
+enum { LESS_CLAMP = 32, LESS_BYTE_PERM = 64 };
 
 static __device__ __forceinline__ unsigned load_ca(const uint8_t *p)
 {
@@ -73,6 +77,13 @@ template <int D> struct diag_parts : lab_parts {
     // computes the row and skips the store. A test on the row's own bits would not do: the compiler
     // proved one (its low byte never 0x7f) false and removed the walk. (A first form read a __device__
     // flag, which ptxas reloaded before every store: 3 more loads a loop turn.)
+    static __device__ __forceinline__ prow stage(const int k, const prow (&w)[3], const int n)
+    {
+        const prow &a = w[(n + 1) % 3], &b = w[(n + 2) % 3], &c = w[n % 3]; /* as stage_on_ring */
+        if (k == 1 && (D & LESS_BYTE_PERM)) return stage_median_dpx(a, b, c, 4, true, MID_XOR_COLUMNS);
+        if (k == 2 && (D & LESS_CLAMP)) return stage_sobel_half(a, b, c, 4, true, false);
+        return lab_parts::stage(k, w, n);
+    }
     static __device__ __forceinline__ unsigned extra(unsigned c, unsigned x, unsigned y)
     {
         if ((D & EXTRA_MASK) == EXTRA_LOP3) return lop3_0x6a(c, x, y);
@@ -121,6 +132,10 @@ static const variant VARIANTS[] = {
     {"+24 LOP3", flat_diag<EXTRA_LOP3>, false},
     {"+24 IMAD", flat_diag<EXTRA_IMAD>, false},
     {"+24 HADD2", flat_diag<EXTRA_HADD2>, false},
+    // third call: ALU instructions taken away
+    {"-12 VIMNMX (no clamp)", flat_diag<LESS_CLAMP>, true},
+    {"-12 PRMT (no byte permute)", flat_diag<LESS_BYTE_PERM>, true},
+    {"-24 ALU (both)", flat_diag<LESS_CLAMP | LESS_BYTE_PERM>, true},
 };
 
 /* c_fixed_row set once for each output buffer (the check launches), never inside a timed launch */

@@ -29,9 +29,10 @@ static __device__ __forceinline__ pair_sums sobel_pair_sums(const prow &u, const
     x.l = pairs_left(x.s, np, strips), x.r = pairs_right(x.s, np, strips);
     return x;
 }
-/* sobel's row from the window's top and bottom rows a and c and its pair sums x1 and x2 */
+/* sobel's row from the window's top and bottom rows a and c and its pair sums x1 and x2; clamp false
+ * only in tools/probes/flat_diag.cu (a diagnostic without the min: wrong above 511) */
 static __device__ __forceinline__ prow sobel_half_out(const prow &a, const prow &c, const pair_sums &x1,
-                                                      const pair_sums &x2, const int np)
+                                                      const pair_sums &x2, const int np, const bool clamp = true)
 {
     prow o;
 #pragma unroll
@@ -40,14 +41,14 @@ static __device__ __forceinline__ prow sobel_half_out(const prow &a, const prow 
         const __half2 P = __hadd2(__hsub2(as_half2(x1.r.p[j]), as_half2(x2.l.p[j])), hd); /* (gx + gy) / 2 */
         const __half2 Q = __hadd2(__hsub2(as_half2(x1.l.p[j]), as_half2(x2.r.p[j])), hd); /* (gy - gx) / 2 */
         const unsigned n = half2_bits(__hmax2(__habs2(P), __habs2(Q)));
-        o.p[j] = madd_fma(__vminu2(n, 0x01ff01ffu), 128, 0); /* the result in bytes 1, 3 */
+        o.p[j] = madd_fma(clamp ? __vminu2(n, 0x01ff01ffu) : n, 128, 0); /* the result in bytes 1, 3 */
     }
     return o;
 }
 static __device__ __forceinline__ prow stage_sobel_half(const prow &a, const prow &b, const prow &c, const int np,
-                                                        const bool strips)
+                                                        const bool strips, const bool clamp = true)
 {
-    return sobel_half_out(a, c, sobel_pair_sums(b, c, np, strips), sobel_pair_sums(a, b, np, strips), np);
+    return sobel_half_out(a, c, sobel_pair_sums(b, c, np, strips), sobel_pair_sums(a, b, np, strips), np, clamp);
 }
 
 /* Lesson (sobel as |gx| + |gy| in half precision; tools/probes/flat_next.cu, not a rung): the
