@@ -38,6 +38,9 @@ enum { EXTRA_LOP3 = 8, EXTRA_IMAD = 16, EXTRA_HADD2 = 24, EXTRA_MASK = 24 };
  * median without its byte permute (its output stays scaled by 16): 12 ALU instructions fewer a loop turn
  * each, nothing else changed. Wrong outputs, so diagnostics. */
 enum { LESS_CLAMP = 32, LESS_BYTE_PERM = 64 };
+/* And what the blocks off the interior cost: the edge columns' blocks (the strips at the top and bottom
+ * excepted) or the top and bottom strips return at once (their outputs stay poisoned: diagnostics). */
+enum { SKIP_EDGE_COLUMNS = 128, SKIP_TOP_BOTTOM = 256 };
 
 static __device__ __forceinline__ unsigned load_ca(const uint8_t *p)
 {
@@ -111,6 +114,12 @@ template <int D> struct diag_parts : lab_parts {
 };
 template <int D> __global__ void __launch_bounds__(BK_THREADS, 28) flat_diag(bk_args a)
 {
+    if (D & (SKIP_EDGE_COLUMNS | SKIP_TOP_BOTTOM)) { /* as probe_fused_walk decides its path */
+        const strip_at g = strip_of(a, 4, 72, true, slowest_first_block());
+        const bool top_bottom = g.y0 - 3 < 0 || g.y0 + 72 + 3 > a.height;
+        if ((D & SKIP_TOP_BOTTOM) && top_bottom) return;
+        if ((D & SKIP_EDGE_COLUMNS) && g.edge && !top_bottom) return;
+    }
     probe_fused_walk<diag_parts<D>, 72>(a, false);
 }
 
@@ -137,6 +146,11 @@ static const variant VARIANTS[] = {
     {"-12 VIMNMX (no clamp)", flat_diag<LESS_CLAMP>, true},
     {"-12 PRMT (no byte permute)", flat_diag<LESS_BYTE_PERM>, true},
     {"-24 ALU (both)", flat_diag<LESS_CLAMP | LESS_BYTE_PERM>, true},
+    // fourth call: the blocks off the interior
+    {"no edge columns", flat_diag<SKIP_EDGE_COLUMNS>, true},
+    {"no top and bottom strips", flat_diag<SKIP_TOP_BOTTOM>, true},
+    {"interior only", flat_diag<SKIP_EDGE_COLUMNS | SKIP_TOP_BOTTOM>, true},
+    {"interior only, no DRAM", flat_diag<SKIP_EDGE_COLUMNS | SKIP_TOP_BOTTOM | DIAG_L1_LOADS | DIAG_FIXED_STORES>, true},
 };
 
 /* c_fixed_row set once for each output buffer (the check launches), never inside a timed launch */
