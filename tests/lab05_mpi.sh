@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# lab05_mpi.sh MPIRUN EXE: Lab 05 part 2 (haar_mpi) in CPU mode (--cpu: the C reference on every
+# lab05_mpi.sh MPIRUN EXE NCCL: Lab 05 part 2 (haar_mpi) in CPU mode (--cpu: the C reference on every
 # rank, no GPU), on 1, 2, 3 and 4 ranks (oversubscribed on a small machine). haar_mpi compares
 # every multi-rank result with the single-process one bit for bit and exits 1 on a difference;
 # this script also checks the CSV (every row verified, the counts of compared elements, the same
 # PSNR on every rank count), the unequal splits, the errors that must stop every rank with exit 2
 # (too many ranks, a missing or malformed input file, on all ranks or on one), and that an
-# injected one-bit fault is caught (exit 1).
+# injected one-bit fault is caught (exit 1), in the seed mode and in the born-distributed one.
+# NCCL: 1 if this haar_mpi was built with NCCL (its nccl experiment needs GPUs), else 0 (--only
+# nccl must then stop with exit 2, naming what is missing).
 set -u
-mpirun=$1 exe=$2
+mpirun=$1 exe=$2 nccl=${3:-0}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
@@ -37,7 +39,7 @@ check_csv() {
       {
         e = $col["experiment"]; v = $col["variant"]; n = $col["size"] + 0; k = $col["param"] + 0
         if (v ~ /\/total$/) {
-          want = (e == "io") ? n : 2 * n   # forward (+ inverse, or + reconstruction)
+          want = (e == "io" || e == "born") ? n : 2 * n   # forward (+ inverse, or + reconstruction)
           if ($col["checked"] + 0 != want) { printf "%s %s %d px %d ranks: checked %s, expected %d\n", e, v, n, k, $col["checked"], want; bad++ }
           if ($col["median_ms"] + 0 <= 0) { printf "%s %s: no time\n", e, v; bad++ }
           totals[e " " n " " v] = totals[e " " n " " v] " " k
@@ -58,7 +60,7 @@ check_csv() {
           if (totals[t] != expect) { printf "%s: rank counts%s, expected%s\n", t, totals[t], expect; bad++ }
           seen[parts[1]] = 1
         }
-        if (!("cpu" in seen) || !("io" in seen) || !("compress" in seen)) { print "missing experiments"; bad++ }
+        if (!("cpu" in seen) || !("io" in seen) || !("born" in seen) || !("compress" in seen)) { print "missing experiments"; bad++ }
         if (length(psnr) == 0) { print "no PSNR rows"; bad++ }
         exit bad > 0
       }' "$csv" || fail "CSV of the $np-rank run ($csv)"
@@ -126,6 +128,19 @@ fi
 # 7. The comparison can fail: one flipped bit on the last rank -> exit 1 with the first mismatch.
 HAAR_MPI_INJECT_FAULT=1 run fault 1 "VERIFICATION FAILED: cpu, 2 rank(s), forward" -- -x HAAR_MPI_INJECT_FAULT \
     -np 2 "$exe" --cpu --quick --only cpu --io-dir "$tmp"
+HAAR_MPI_INJECT_FAULT=1 run fault_born 1 "VERIFICATION FAILED: born, 2 rank(s), forward (every rank's own file)" -- \
+    -x HAAR_MPI_INJECT_FAULT -np 2 "$exe" --cpu --quick --only born --io-dir "$tmp"
+
+# 7b. The nccl experiment: without NCCL in the build, --only nccl stops every rank with exit 2 and
+#     says how to build it; with NCCL, a CPU run says it needs GPUs and runs nothing else.
+if [ "$nccl" = 1 ]; then
+    run nccl_cpu 0 "== nccl: not run with --cpu (it needs GPUs)" -- -np 2 "$exe" --cpu --quick --only nccl --io-dir "$tmp"
+else
+    if run nccl_missing 2 "--only nccl: this haar_mpi was built without NCCL" -- -np 2 "$exe" --cpu --quick --only nccl; then
+        n=$(grep -c "built without NCCL" "$tmp/nccl_missing.log")
+        [ "$n" -eq 2 ] || fail "nccl_missing: the error came from $n rank(s), expected both"
+    fi
+fi
 
 # 8. --save: the reconstructions of the largest run (2 sizes x 10% and 1%), whole 8-bit PGMs.
 mkdir -p "$tmp/save"
@@ -137,12 +152,12 @@ if run save 0 "saved $tmp/save/haar_mpi_96x96_keep01_orthonormal.pgm" -- -np 2 "
     [ "$size" -eq $((96 * 96 + 13)) ] || fail "save: 96x96 picture of $size bytes, expected $((96 * 96 + 13))"
 fi
 
-# 9. The charts of a run (plots/mpi_charts.sh): 4 experiments x (scaling, phases) x (PNG, SVG).
+# 9. The charts of a run (plots/mpi_charts.sh): 5 experiments x (scaling, phases) x (PNG, SVG).
 if command -v "${GNUPLOT:-gnuplot}" >/dev/null && [ -s "$tmp/np4.csv" ]; then
     root=$(cd "$(dirname "$0")/.." && pwd)
     if bash "$root/plots/mpi_charts.sh" "$tmp/charts" "$tmp/np4.csv" >"$tmp/charts.log" 2>&1; then
         n=$(find "$tmp/charts" -name 'mpi_np4_*' -size +1k | wc -l)
-        [ "$n" -eq 16 ] && echo "ok: charts ($n files)" || fail "charts: $n non-empty files, expected 16"
+        [ "$n" -eq 20 ] && echo "ok: charts ($n files)" || fail "charts: $n non-empty files, expected 20"
     else
         fail "charts: $(tail -5 "$tmp/charts.log")"
     fi

@@ -14,6 +14,10 @@
  *             coefficients into the result file with MPI-IO (no scatter, no gather)
  *   device    the data stay on the GPUs: device buffers go to MPI when it is CUDA-aware
  *             (MPIX_Query_cuda_support), else they are staged through pinned host memory
+ *   nccl      the data stay on the GPUs and move GPU to GPU with NCCL's send and receive (over
+ *             NVLink where the GPUs have it); MPI only starts NCCL. Built when meson finds NCCL
+ *   born      born distributed: every rank reads its own rows of the picture, transforms them on
+ *             its GPU and writes its coefficients to a file of its own: no root, no collective
  *   compress  keep the largest 10% / 1% of the WHOLE image's coefficients (a radix select over
  *             ranks with MPI_Allreduce, mpi_compress.h), inverse, PSNR by a reduction
  *   weak      weak scaling: the seed mode with --size x --size pixels per rank
@@ -84,6 +88,9 @@ static int scale(app *A, int e, int use_gpu, source *S, int weak_side, result *a
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    /* NVLink multicast (NVLS) stays off: send / receive need none of it, and a program that uses it
+     * can put a shared host's GPUs out of service. Set before any NCCL communicator exists. */
+    setenv("NCCL_NVLS_ENABLE", "0", 1);
     app A;
     memset(&A, 0, sizeof A);
     MPI_Comm_rank(MPI_COMM_WORLD, &A.world_rank);
@@ -100,6 +107,7 @@ int main(int argc, char **argv)
     g_out = stdout;
     parse_command_line(&A, argc, argv);
     if (A.cli.csv && !strcmp(A.cli.csv, "-")) g_out = stderr;
+    check_experiments(&A);
     check_sizes(&A);
     open_gpus(&A);
     make_rank_counts(&A);
@@ -116,7 +124,16 @@ int main(int argc, char **argv)
     for (int e = 0; e < EXP_COUNT && !status; e++) {
         if (!experiment_selected(&A, e)) continue;
         int use_gpu = A.gpu >= 0 && e != EXP_CPU;
-        if (A.cpu_only && (e == EXP_SEED || e == EXP_DEVICE)) {
+        if (e == EXP_NCCL && !nccl_built()) { /* --only nccl without NCCL stopped in check_experiments */
+            if (A.world_rank == 0) fprintf(g_out, "\n== nccl: not run (this haar_mpi was built without NCCL)\n");
+            continue;
+        }
+        if (e == EXP_NCCL && A.gpu >= 0 && A.shared_gpus) { /* NCCL refuses a GPU twice in one communicator */
+            if (A.world_rank == 0)
+                fprintf(g_out, "\n== nccl: not run (ranks share a GPU here; NCCL needs a GPU of its own per rank)\n");
+            continue;
+        }
+        if (A.cpu_only && (e == EXP_SEED || e == EXP_DEVICE || e == EXP_NCCL)) {
             if (A.world_rank == 0)
                 fprintf(g_out, "\n== %s: not run with --cpu (%s)\n", NAMES[e].name,
                        e == EXP_SEED ? "the cpu experiment is the seed mode on CPUs" : "it needs GPUs");

@@ -1,7 +1,8 @@
 /* haar_mpi.h - Lab 05 part 2, internal: what the files of haar_mpi share (the program is described
  * in haar_mpi.c). setup.c: the command line, MPI and the GPUs, the sizes and rank counts;
  * problem.c: one image, its single-process references and its strips on n ranks; modes.c: the
- * experiments' runs, timed and verified; report.c: the CSV, the tables and the seed's Table 2. */
+ * experiments' runs, timed and verified (gpu_modes.c: those that start on rank 0's GPU); report.c:
+ * the CSV, the tables and the seed's Table 2. */
 #ifndef HAAR_MPI_H
 #define HAAR_MPI_H
 
@@ -23,7 +24,7 @@
 #define TOL_CHECK_MAX_PIXELS (2048LL * 2048) /* one GPU against the C reference (tolerance) */
 
 /* The experiments, in the order of NAMES (setup.c). */
-enum { EXP_SEED, EXP_CPU, EXP_IO, EXP_DEVICE, EXP_COMPRESS, EXP_WEAK, EXP_COUNT };
+enum { EXP_SEED, EXP_CPU, EXP_IO, EXP_DEVICE, EXP_NCCL, EXP_BORN, EXP_COMPRESS, EXP_WEAK, EXP_COUNT };
 extern const gl_name NAMES[EXP_COUNT];
 
 /* ---------------------------------------------------------------- phases */
@@ -46,6 +47,7 @@ typedef struct {
     char io_dir[512];
     int world_rank, world_size, local_rank, local_size, nodes;
     int gpu; /* this rank's GPU; -1 with --cpu */
+    int shared_gpus; /* some node runs more ranks than it has GPUs */
     gl_device_info dev; /* dev.sms: the SMs of this rank's kernels (--sms / GL_SMS), dev.sms_device: the GPU's */
     gl_partition part;  /* the green context of --sms on this rank's GPU (part.green NULL: the whole GPU) */
     int cuda_aware;
@@ -108,7 +110,11 @@ typedef struct {
     long long checked;
     double psnr, threshold;
     unsigned long long ties, ties_kept; /* compress: coefficients equal to the threshold, and kept */
+    double moved_bytes;  /* nccl: the bytes the scatter (and the gather) move between GPUs */
+    int link_kind;       /* what link[] measured in the same run, on rank 0 (LINK_NONE: nothing) */
+    double link[2];      /* GB/s: PCIe H2D, D2H (device); peer copies out of GPU 0, into it (nccl) */
 } result;
+enum { LINK_NONE, LINK_PCIE, LINK_PEER };
 
 typedef struct {
     int sides[8], n;
@@ -128,6 +134,7 @@ void parse_command_line(app *A, int argc, char **argv);
 void open_gpus(app *A);
 void print_setup(const app *A);
 int experiment_selected(const app *A, int e);
+void check_experiments(const app *A);
 size_list strong_sizes(const app *A, int e);
 size_list weak_sizes(const app *A);
 void check_sizes(const app *A);
@@ -149,6 +156,19 @@ void read_picture(const source *S, float *image);
 
 /* ---- modes.c ---- */
 int run_experiment(const app *A, int e, int use_gpu, const source *S, MPI_Comm comm, result *R);
+/* One run of a mode (its phases into ph); run_timed: the untimed and the timed runs, per phase the
+ * maximum over ranks, the median over runs into R (rank 0). */
+typedef void (*run_fn)(const app *A, problem *P, void *ctx, double *ph);
+void run_timed(const app *A, problem *P, run_fn once, void *ctx, result *R);
+/* Bit-for-bit comparison (the first mismatches printed): the count compared, or -1. */
+long long verify(const char *what, const float *got, const float *want, size_t n);
+const char *label(char *buf, size_t len, const char *what, const problem *P, const char *part);
+void add_checked(result *R, long long c);
+
+/* ---- gpu_modes.c ---- */
+void run_device_experiment(const app *A, problem *P, const source *S, result *R);
+void run_nccl_experiment(const app *A, problem *P, const source *S, result *R);
+int nccl_built(void); /* 1 when haar_mpi was built with NCCL */
 
 /* ---- report.c ---- */
 void open_report(app *A);

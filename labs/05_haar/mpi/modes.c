@@ -1,20 +1,25 @@
 /* modes.c - Lab 05 part 2 (haar_mpi): the experiments. One run of each mode (seed and cpu, io,
  * device, compress), the timed repetitions (per phase the maximum over ranks, the median over
  * runs), and the checks of every multi-rank result against the single-process one, bit for bit. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "born_gpu.h"
 #include "haar_mpi.h"
 
 /* ---- mode: seed (and cpu) ---- */
 
 /* The test suite's proof that the comparison can fail: with HAAR_MPI_INJECT_FAULT set, the last
  * rank of a multi-rank run changes one coefficient of its strip (the lowest bit of the last one). */
-static void inject_fault(problem *P)
+static void inject_fault_into(const problem *P, float *strip)
 {
     if (!getenv("HAAR_MPI_INJECT_FAULT") || P->ranks < 2 || P->rank != P->ranks - 1) return;
-    unsigned char *last = (unsigned char *)&P->h_strip[P->strip_n - 1];
+    unsigned char *last = (unsigned char *)&strip[P->strip_n - 1];
     last[0] ^= 1;
 }
+static void inject_fault(problem *P) { inject_fault_into(P, P->h_strip); }
 
 static void seed_once(const app *A, problem *P, const source *S, double *ph)
 {
@@ -115,111 +120,122 @@ static void io_once(const app *A, problem *P, const source *S, MPI_Datatype file
     phase_add(ph, PH_WRITE, now_ms() - t);
 }
 
-/* ---- mode: device ---- */
+/* ---- mode: born (born distributed) ---- */
+
+/* A whole read or write of `bytes` at `off` (pread / pwrite may move less at a time). */
+static int whole_io(int fd, void *buf, size_t bytes, off_t off, int writing)
+{
+    char *p = (char *)buf;
+    while (bytes) {
+        ssize_t got = writing ? pwrite(fd, p, bytes, off) : pread(fd, p, bytes, off);
+        if (got <= 0) return -1;
+        p += got, off += got, bytes -= (size_t)got;
+    }
+    return 0;
+}
 
 typedef struct {
-    float *d_image, *d_gathered, *d_result; /* rank 0: the picture, the strips in rank order, the layout */
-    float *pin_image, *pin_strip, *pin_gathered; /* staging when MPI is not CUDA-aware */
-    haar_block *blocks;                     /* rank 0: every rank's blocks (HAAR_MAX_BLOCKS each) */
-    int *nblocks;
-} device_bufs;
+    const source *S;
+    unsigned char *u8; /* the strip's pixels (pinned with a GPU) */
+    float *f32;        /* its coefficients (pinned with a GPU) */
+    unsigned char *d_u8;
+    char path[800];    /* this rank's result file */
+} born_state;
 
-static void device_open(const app *A, problem *P, const source *S, device_bufs *D)
+static void born_path(const problem *P, int rank, char *path, size_t len)
 {
-    memset(D, 0, sizeof *D);
-    size_t bytes = S->n * sizeof(float);
-    if (P->rank == 0) {
-        D->d_image = (float *)gl_device_alloc(bytes, "the picture on rank 0's GPU");
-        D->d_gathered = (float *)gl_device_alloc(bytes, "the gathered strips");
-        D->d_result = (float *)gl_device_alloc(bytes, "the assembled coefficients");
-        GL_CHECK(cudaMemcpy(D->d_image, S->image, bytes, cudaMemcpyHostToDevice)); /* resident before timing */
-        D->blocks = (haar_block *)gl_host_alloc((size_t)P->ranks * HAAR_MAX_BLOCKS * sizeof(haar_block), "blocks");
-        D->nblocks = (int *)gl_host_alloc((size_t)P->ranks * sizeof(int), "blocks");
-        for (int r = 0; r < P->ranks; r++)
-            D->nblocks[r] = haar_strip_blocks(P->width, P->height, A->levels, P->strips[r],
-                                              D->blocks + (size_t)r * HAAR_MAX_BLOCKS);
-    }
-    if (!A->cuda_aware) {
-        GL_CHECK(cudaMallocHost((void **)&D->pin_strip, P->strip_n * sizeof(float)));
-        if (P->rank == 0) {
-            GL_CHECK(cudaMallocHost((void **)&D->pin_image, bytes));
-            GL_CHECK(cudaMallocHost((void **)&D->pin_gathered, bytes));
-        }
-    }
+    snprintf(path, len, "%s.rank%d", P->out_path, rank);
 }
 
-static void device_close(device_bufs *D)
+static void born_fail(const char *what, const char *path)
 {
-    float *dev[] = {D->d_image, D->d_gathered, D->d_result};
-    for (int i = 0; i < 3; i++)
-        if (dev[i]) GL_CHECK(cudaFree(dev[i]));
-    float *pin[] = {D->pin_image, D->pin_strip, D->pin_gathered};
-    for (int i = 0; i < 3; i++)
-        if (pin[i]) GL_CHECK(cudaFreeHost(pin[i]));
-    free(D->blocks);
-    free(D->nblocks);
-    memset(D, 0, sizeof *D);
+    fprintf(stderr, "%s: born: cannot %s '%s': %s\n", PROG, what, path, strerror(errno));
+    MPI_Abort(MPI_COMM_WORLD, GL_EXIT_FAIL);
 }
 
-/* A synchronous copy timed into phase k. */
-static void timed_copy(double *ph, int k, void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+/* Lesson (born distributed): no root, no scatter, no gather. Every rank reads its own rows of the
+ * picture file (pread at its offset), moves them to its own GPU as bytes, transforms them, and
+ * writes its own coefficients to a file of its own. Nothing crosses between ranks, so nothing
+ * waits for rank 0: the only setting in which spreading a memory-bound transform over GPUs pays. */
+static void born_once(const app *A, problem *P, born_state *B, double *ph)
 {
     double t = now_ms();
-    GL_CHECK(cudaMemcpy(dst, src, bytes, kind));
-    phase_add(ph, k, now_ms() - t);
+    int fd = open(B->S->pgm, O_RDONLY);
+    if (fd < 0 || whole_io(fd, B->u8, P->strip_n, (off_t)(B->S->pgm_offset + (long long)P->mine.row0 * P->width), 0))
+        born_fail("read its rows of", B->S->pgm);
+    close(fd);
+    if (!P->use_gpu) to_float(B->u8, B->f32, P->strip_n);
+    phase_add(ph, PH_READ, now_ms() - t);
+    if (P->use_gpu) {
+        cudaStream_t s = A->stream;
+        GL_CHECK(cudaEventRecord(A->ev[0], s));
+        GL_CHECK(cudaMemcpyAsync(B->d_u8, B->u8, P->strip_n, cudaMemcpyHostToDevice, s));
+        GL_CHECK(born_widen(B->d_u8, P->d_in, P->strip_n, s));
+        GL_CHECK(cudaEventRecord(A->ev[1], s));
+        GL_CHECK(haar_gpu_forward(HAAR_SINGLE_PASS, P->d_in, P->d_out, P->width, P->mine.rows, (size_t)P->width,
+                                  P->levels, A->conv, P->d_scratch, NULL, s));
+        GL_CHECK(cudaEventRecord(A->ev[2], s));
+        GL_CHECK(cudaMemcpyAsync(B->f32, P->d_out, P->strip_n * sizeof(float), cudaMemcpyDeviceToHost, s));
+        GL_CHECK(cudaEventRecord(A->ev[3], s));
+        GL_CHECK(cudaEventSynchronize(A->ev[3]));
+        float ms[3];
+        for (int i = 0; i < 3; i++) GL_CHECK(cudaEventElapsedTime(&ms[i], A->ev[i], A->ev[i + 1]));
+        phase_add(ph, PH_H2D, ms[0]); /* the bytes, and their widening to floats */
+        phase_add(ph, PH_KERNEL, ms[1]);
+        phase_add(ph, PH_D2H, ms[2]);
+    } else {
+        strip_transform(A, P, B->f32, 0, ph);
+    }
+    inject_fault_into(P, B->f32);
+    t = now_ms();
+    fd = open(B->path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    if (fd < 0 || whole_io(fd, B->f32, P->strip_n * sizeof(float), 0, 1) || close(fd)) born_fail("write", B->path);
+    phase_add(ph, PH_WRITE, now_ms() - t);
 }
 
-static void device_once(const app *A, problem *P, const source *S, device_bufs *D, double *ph)
+static void born_run(const app *A, problem *P, void *ctx, double *ph) { born_once(A, P, (born_state *)ctx, ph); }
+
+/* born: the timed runs, then (untimed) rank 0 reads every rank's file, places the strips and
+ * compares the layout with the single-process forward; the files are removed. */
+static void run_born_experiment(const app *A, problem *P, const source *S, result *R)
 {
-    size_t bytes = S->n * sizeof(float), strip_bytes = P->strip_n * sizeof(float);
-    double t;
-    /* scatter: device to device (CUDA-aware), or GPU -> pinned -> MPI -> pinned -> GPU */
-    if (!A->cuda_aware && P->rank == 0) timed_copy(ph, PH_D2H, D->pin_image, D->d_image, bytes, cudaMemcpyDeviceToHost);
-    MPI_Barrier(P->comm);
-    t = now_ms();
-    MPI_Scatterv(A->cuda_aware ? (void *)D->d_image : (void *)D->pin_image, P->counts, P->displs, P->row_f32,
-                 A->cuda_aware ? (void *)P->d_in : (void *)D->pin_strip, P->mine.rows, P->row_f32, 0, P->comm);
-    phase_add(ph, PH_SCATTER, now_ms() - t);
-    if (!A->cuda_aware) timed_copy(ph, PH_H2D, P->d_in, D->pin_strip, strip_bytes, cudaMemcpyHostToDevice);
-    /* the kernel */
-    GL_CHECK(cudaEventRecord(A->ev[0], A->stream));
-    GL_CHECK(haar_gpu_forward(HAAR_SINGLE_PASS, P->d_in, P->d_out, P->width, P->mine.rows, (size_t)P->width,
-                              P->levels, A->conv, P->d_scratch, NULL, A->stream));
-    GL_CHECK(cudaEventRecord(A->ev[1], A->stream));
-    GL_CHECK(cudaEventSynchronize(A->ev[1]));
-    float ms = 0;
-    GL_CHECK(cudaEventElapsedTime(&ms, A->ev[0], A->ev[1]));
-    phase_add(ph, PH_KERNEL, ms);
-    /* gather */
-    if (!A->cuda_aware) timed_copy(ph, PH_D2H, D->pin_strip, P->d_out, strip_bytes, cudaMemcpyDeviceToHost);
-    MPI_Barrier(P->comm);
-    t = now_ms();
-    MPI_Gatherv(A->cuda_aware ? (void *)P->d_out : (void *)D->pin_strip, P->mine.rows, P->row_f32,
-                A->cuda_aware ? (void *)D->d_gathered : (void *)D->pin_gathered, P->counts, P->displs, P->row_f32, 0,
-                P->comm);
-    phase_add(ph, PH_GATHER, now_ms() - t);
-    if (P->rank != 0) return;
-    if (!A->cuda_aware) timed_copy(ph, PH_H2D, D->d_gathered, D->pin_gathered, bytes, cudaMemcpyHostToDevice);
-    /* assemble on the GPU: one 2D copy per sub-band rectangle (3L + 1 per rank), no kernel */
-    t = now_ms();
-    size_t pitch = (size_t)P->width * sizeof(float);
-    for (int r = 0; r < P->ranks; r++) {
-        const float *strip = D->d_gathered + (size_t)P->displs[r] * P->width;
-        for (int b = 0; b < D->nblocks[r]; b++) {
-            const haar_block *k = &D->blocks[(size_t)r * HAAR_MAX_BLOCKS + b];
-            GL_CHECK(cudaMemcpy2DAsync(D->d_result + (size_t)k->image_row * P->width + k->col, pitch,
-                                       strip + (size_t)k->strip_row * P->width + k->col, pitch,
-                                       (size_t)k->cols * sizeof(float), (size_t)k->rows, cudaMemcpyDeviceToDevice,
-                                       A->stream));
-        }
+    char what[160];
+    born_state B;
+    memset(&B, 0, sizeof B);
+    B.S = S;
+    born_path(P, P->rank, B.path, sizeof B.path);
+    if (P->use_gpu) {
+        GL_CHECK(cudaMallocHost((void **)&B.u8, P->strip_n));
+        GL_CHECK(cudaMallocHost((void **)&B.f32, P->strip_n * sizeof(float)));
+        B.d_u8 = (unsigned char *)gl_device_alloc(P->strip_n, "the strip's pixels");
+    } else {
+        B.u8 = P->h_u8;
+        B.f32 = P->h_strip;
     }
-    GL_CHECK(cudaStreamSynchronize(A->stream));
-    phase_add(ph, PH_ASSEMBLE, now_ms() - t);
+    run_timed(A, P, born_run, &B, R);
+    MPI_Barrier(P->comm); /* every file written */
+    if (P->rank == 0) {
+        for (int r = 0; r < P->ranks; r++) {
+            char path[800];
+            born_path(P, r, path, sizeof path);
+            read_floats(path, P->h_gathered + (size_t)P->displs[r] * P->width, (size_t)P->counts[r] * P->width);
+            remove(path);
+        }
+        assemble(P, P->h_gathered, P->h_out);
+        add_checked(R, verify(label(what, sizeof what, "born", P, "forward (every rank's own file)"), P->h_out,
+                              S->ref_forward, S->n));
+    }
+    if (P->use_gpu) {
+        GL_CHECK(cudaFreeHost(B.u8));
+        GL_CHECK(cudaFreeHost(B.f32));
+        GL_CHECK(cudaFree(B.d_u8));
+    }
 }
 
 /* ---- mode: compress ---- */
 
 typedef struct {
+    const source *S;
     float *h_rec; /* this rank's reconstruction */
     unsigned long long keep;
     haar_mpi_selection sel;
@@ -244,42 +260,40 @@ static void compress_once(const app *A, problem *P, const source *S, compress_st
 
 /* ---------------------------------------------------------------- repetitions and results */
 
-typedef enum { RUN_SEED, RUN_IO, RUN_DEVICE, RUN_COMPRESS } run_kind;
-
+/* seed and io: what a run needs beyond the problem. */
 typedef struct {
-    run_kind kind;
     const source *S;
     MPI_Datatype file_type, mem_type; /* io */
-    device_bufs *D;                   /* device */
-    compress_state *C;                /* compress */
-} run_ctx;
+} seed_io_ctx;
 
-static void run_once(const app *A, problem *P, run_ctx *X, double *ph)
+static void seed_run(const app *A, problem *P, void *ctx, double *ph) { seed_once(A, P, ((seed_io_ctx *)ctx)->S, ph); }
+static void io_run(const app *A, problem *P, void *ctx, double *ph)
 {
-    switch (X->kind) {
-    case RUN_SEED: seed_once(A, P, X->S, ph); break;
-    case RUN_IO: io_once(A, P, X->S, X->file_type, X->mem_type, ph); break;
-    case RUN_DEVICE: device_once(A, P, X->S, X->D, ph); break;
-    case RUN_COMPRESS: compress_once(A, P, X->S, X->C, ph); break;
-    }
+    seed_io_ctx *X = (seed_io_ctx *)ctx;
+    io_once(A, P, X->S, X->file_type, X->mem_type, ph);
+}
+static void compress_run(const app *A, problem *P, void *ctx, double *ph)
+{
+    compress_state *C = (compress_state *)ctx;
+    compress_once(A, P, C->S, C, ph);
 }
 
 /* warmup untimed runs, then reps timed ones; rank 0 gets the median over runs of the maximum over
  * ranks of every phase. */
-static void run_timed(const app *A, problem *P, run_ctx *X, result *R)
+void run_timed(const app *A, problem *P, run_fn once, void *ctx, result *R)
 {
     int reps = A->cli.timing.reps;
     double ph[PH_COUNT], worst[PH_COUNT];
     double *samples = (double *)gl_host_alloc((size_t)reps * PH_COUNT * sizeof(double), "timing samples");
     for (int w = 0; w < A->cli.timing.warmup; w++) {
         for (int k = 0; k < PH_COUNT; k++) ph[k] = NOT_TIMED;
-        run_once(A, P, X, ph);
+        once(A, P, ctx, ph);
     }
     for (int i = 0; i < reps; i++) {
         for (int k = 0; k < PH_COUNT; k++) ph[k] = NOT_TIMED;
         MPI_Barrier(P->comm);
         double t0 = now_ms();
-        run_once(A, P, X, ph);
+        once(A, P, ctx, ph);
         ph[PH_TOTAL] = now_ms() - t0;
         MPI_Reduce(ph, worst, PH_COUNT, MPI_DOUBLE, MPI_MAX, 0, P->comm);
         for (int k = 0; k < PH_COUNT; k++) samples[(size_t)k * reps + i] = worst[k];
@@ -296,7 +310,7 @@ static void run_timed(const app *A, problem *P, run_ctx *X, result *R)
 }
 
 /* Compare bit for bit; print the first mismatches. Returns the number compared, or -1. */
-static long long verify(const char *what, const float *got, const float *want, size_t n)
+long long verify(const char *what, const float *got, const float *want, size_t n)
 {
     long long bad = gl_compare_exact_f32(what, got, want, NULL, n);
     if (bad) {
@@ -327,22 +341,22 @@ static void save_reconstruction(const app *A, const source *S, const float *rec,
 }
 
 /* "WHAT, N rank(s), PART" for the messages of a failed comparison. */
-static const char *label(char *buf, size_t len, const char *what, const problem *P, const char *part)
+const char *label(char *buf, size_t len, const char *what, const problem *P, const char *part)
 {
     snprintf(buf, len, "%s, %d rank(s), %s", what, P->ranks, part);
     return buf;
 }
 
 /* Add the count of a further comparison to R->checked (-1 once any comparison failed). */
-static void add_checked(result *R, long long c) { R->checked = R->checked < 0 || c < 0 ? -1 : R->checked + c; }
+void add_checked(result *R, long long c) { R->checked = R->checked < 0 || c < 0 ? -1 : R->checked + c; }
 
 /* seed, cpu, weak: the timed runs, then the assembled layout and the result file against the
  * single-process forward, and a distributed inverse against the single-process inverse. */
 static void run_seed_experiment(const app *A, problem *P, const source *S, const char *name, result *R)
 {
     char what[160];
-    run_ctx X = {RUN_SEED, S, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, NULL, NULL};
-    run_timed(A, P, &X, R);
+    seed_io_ctx X = {S, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
+    run_timed(A, P, seed_run, &X, R);
     if (P->rank == 0) {
         float *file = (float *)gl_host_alloc(S->n * sizeof(float), "the result file");
         read_floats(P->out_path, file, S->n);
@@ -362,31 +376,15 @@ static void run_seed_experiment(const app *A, problem *P, const source *S, const
 static void run_io_experiment(const app *A, problem *P, const source *S, result *R)
 {
     char what[160];
-    run_ctx X = {RUN_IO, S, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, NULL, NULL};
+    seed_io_ctx X = {S, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
     io_types(P, &X.file_type, &X.mem_type);
-    run_timed(A, P, &X, R);
+    run_timed(A, P, io_run, &X, R);
     MPI_Type_free(&X.file_type);
     MPI_Type_free(&X.mem_type);
     if (P->rank != 0) return;
     read_floats(P->out_path, P->h_out, S->n);
     add_checked(R, verify(label(what, sizeof what, "io", P, "result file (MPI-IO)"), P->h_out, S->ref_forward, S->n));
     remove(P->out_path);
-}
-
-/* device: the timed runs, then the layout assembled on rank 0's GPU against the single-process forward. */
-static void run_device_experiment(const app *A, problem *P, const source *S, result *R)
-{
-    char what[160];
-    device_bufs D;
-    device_open(A, P, S, &D);
-    run_ctx X = {RUN_DEVICE, S, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, &D, NULL};
-    run_timed(A, P, &X, R);
-    if (P->rank == 0) {
-        GL_CHECK(cudaMemcpy(P->h_out, D.d_result, S->n * sizeof(float), cudaMemcpyDeviceToHost));
-        add_checked(R, verify(label(what, sizeof what, "device", P, "forward (assembled on rank 0's GPU)"), P->h_out,
-                              S->ref_forward, S->n));
-    }
-    device_close(&D);
 }
 
 /* compress, one keep fraction after the timed runs: the kept coefficients (assembled), the
@@ -421,11 +419,11 @@ static void run_compress_experiment(const app *A, problem *P, const source *S, r
                  0, P->comm);
     compress_state C;
     memset(&C, 0, sizeof C);
+    C.S = S;
     C.h_rec = (float *)gl_host_alloc(P->strip_n * sizeof(float), "the reconstruction");
-    run_ctx X = {RUN_COMPRESS, S, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, NULL, &C};
     for (int k = 0; k < N_KEEP; k++) {
         C.keep = haar_keep_count(S->n, KEEP_PCT[k]);
-        run_timed(A, P, &X, &R[k]);
+        run_timed(A, P, compress_run, &C, &R[k]);
         R[k].psnr = C.psnr;
         R[k].threshold = C.sel.threshold;
         R[k].ties = C.sel.ties;
@@ -447,6 +445,8 @@ int run_experiment(const app *A, int e, int use_gpu, const source *S, MPI_Comm c
     switch (e) {
     case EXP_IO: run_io_experiment(A, &P, S, R); break;
     case EXP_DEVICE: run_device_experiment(A, &P, S, R); break;
+    case EXP_NCCL: run_nccl_experiment(A, &P, S, R); break;
+    case EXP_BORN: run_born_experiment(A, &P, S, R); break;
     case EXP_COMPRESS: run_compress_experiment(A, &P, S, R); n_res = N_KEEP; break;
     default: run_seed_experiment(A, &P, S, NAMES[e].name, R); break; /* seed, cpu, weak */
     }

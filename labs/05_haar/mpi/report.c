@@ -11,9 +11,12 @@ static const char *const PHASE[PH_COUNT] = {"read", "scatter", "h2d",  "kernel",
 /* ---------------------------------------------------------------- reporting */
 
 /* Bytes a phase moves in all (for an aggregate GB/s): the image as floats through scatter, H2D,
- * D2H, gather, assemble, write; the 8-bit picture through read. NAN where no single figure applies. */
-static double phase_bytes(int e, int k, size_t n)
+ * D2H, gather, assemble, write; the 8-bit picture through read (and born's H2D). nccl's scatter
+ * and gather: only what crosses between GPUs. NAN where no single figure applies. */
+static double phase_bytes(int e, int k, size_t n, const result *R)
 {
+    if (e == EXP_NCCL && (k == PH_SCATTER || k == PH_GATHER)) return R->moved_bytes;
+    if (e == EXP_BORN && k == PH_H2D) return (double)n;
     switch (k) {
     case PH_READ: return (double)n;
     case PH_SCATTER: case PH_GATHER: case PH_WRITE: case PH_ASSEMBLE: return e == EXP_COMPRESS ? NAN : 4.0 * n;
@@ -45,7 +48,7 @@ static void csv_result(app *A, int e, const char *backend, const char *keep, con
         snprintf(variant, sizeof variant, "%s%s/%s", backend, keep, PHASE[k]);
         gl_row row = gl_row_new(NAMES[e].name, variant, (long long)S->n);
         row.param = R->ranks;
-        row.bytes = k == PH_TOTAL ? NAN : phase_bytes(e, k, S->n);
+        row.bytes = k == PH_TOTAL ? NAN : phase_bytes(e, k, S->n, R);
         row.working_set_bytes = 4.0 * S->n;
         row.reps = A->cli.timing.reps;
         row.batch = 1;
@@ -73,6 +76,33 @@ static void csv_result(app *A, int e, const char *backend, const char *keep, con
     if (e == EXP_COMPRESS) {
         snprintf(variant, sizeof variant, "%s%s/psnr_db", backend, keep);
         csv_ratio_row(A, NAMES[e].name, variant, S->n, R->ranks, R->psnr);
+    }
+    for (int d = 0; d < 2 && R->link_kind != LINK_NONE; d++) { /* the links, measured beside the mode */
+        static const char *const what[3][2] = {{"", ""}, {"pcie_h2d", "pcie_d2h"}, {"peer_out", "peer_in"}};
+        snprintf(variant, sizeof variant, "%s/%s", backend, what[R->link_kind][d]);
+        gl_row row = gl_row_new(NAMES[e].name, variant, (long long)S->n);
+        row.param = R->ranks;
+        row.bytes = R->link_kind == LINK_PCIE ? 4.0 * S->n : R->moved_bytes;
+        row.reps = 5;
+        row.batch = 1;
+        row.gbs = R->link[d];
+        row.median_ms = row.min_ms = row.max_ms = row.bytes / (R->link[d] * 1e6);
+        gl_report_row(&A->report, &row);
+    }
+}
+
+/* Under the table line: the links measured in the same run, and what the mode made of them. */
+static void print_links(int e, const source *S, const result *R)
+{
+    if (R->link_kind == LINK_PCIE)
+        fprintf(g_out, "       ^ rank 0's PCIe, plain cudaMemcpy of the image's %.2f GiB, pinned: H2D %.1f GB/s, D2H "
+                       "%.1f GB/s\n", 4.0 * S->n / 1073741824.0, R->link[0], R->link[1]);
+    if (R->link_kind == LINK_PEER && e == EXP_NCCL) {
+        double out = gl_gbs(R->moved_bytes, R->med[PH_SCATTER]), in = gl_gbs(R->moved_bytes, R->med[PH_GATHER]);
+        fprintf(g_out, "       ^ peer copies (cudaMemcpyPeerAsync, the same %.2f GiB): out of GPU 0 %.1f GB/s, into it "
+                       "%.1f GB/s; NCCL: scatter %.1f GB/s (%.0f%%), gather %.1f GB/s (%.0f%%)\n",
+                R->moved_bytes / 1073741824.0, R->link[0], R->link[1], out, 100.0 * out / R->link[0], in,
+                100.0 * in / R->link[1]);
     }
 }
 
@@ -214,6 +244,13 @@ void print_experiment_header(const app *A, int e, const char *backend, const sou
                                                 "MPI_Gatherv directly"
                                               : "MPI is not CUDA-aware here: staging through pinned host "
                                                 "memory (the staging copies count in h2d and d2h)");
+    if (e == EXP_NCCL)
+        fprintf(g_out, "the picture starts on rank 0's GPU; ncclSend / ncclRecv move the strips and the "
+                       "coefficients GPU to GPU; rank 0's GPU assembles (1 rank: the kernel alone)\n");
+    if (e == EXP_BORN)
+        fprintf(g_out, "every rank: pread of its rows (read%s), %s, its own file (write); no collective\n",
+                strcmp(backend, "gpu") ? ", and widened to floats" : "",
+                strcmp(backend, "gpu") ? "the C reference (kernel)" : "to its GPU as bytes and widened there (h2d), kernel, d2h");
     if (first || e != EXP_WEAK) gl_table_header(g_out, TABLE, TABLE_COLS);
 }
 
@@ -235,6 +272,7 @@ void report_result(app *A, int e, const char *backend, int k, const source *img,
 {
     char keep[16] = "";
     table_line(e, img, R, one);
+    print_links(e, img, R);
     if (e == EXP_COMPRESS) {
         snprintf(keep, sizeof keep, "/k%d", KEEP_PCT[k]);
         fprintf(g_out, "       ^ keep %d%%: threshold %.6g (%llu equal to it, %llu of them kept), PSNR "
@@ -258,5 +296,6 @@ void report_cpu_ref(app *A, int e, const source *img)
 void print_verified(int e)
 {
     fprintf(g_out, "verified: every run equals the single-process result bit for bit (forward%s)\n",
-           e == EXP_COMPRESS ? ", kept coefficients, reconstruction, PSNR" : e == EXP_IO || e == EXP_DEVICE ? "" : ", inverse");
+           e == EXP_COMPRESS ? ", kept coefficients, reconstruction, PSNR"
+           : e == EXP_IO || e == EXP_DEVICE || e == EXP_NCCL || e == EXP_BORN ? "" : ", inverse");
 }

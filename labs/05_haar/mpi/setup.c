@@ -15,6 +15,8 @@ const gl_name NAMES[EXP_COUNT] = {
     {"cpu", "the same with the C reference on each rank's CPU core (the seed's CPU cluster)"},
     {"io", "parallel I/O: each rank reads its strip and writes its coefficients with MPI-IO"},
     {"device", "data resident on the GPUs: CUDA-aware MPI if the library has it, else pinned staging"},
+    {"nccl", "data resident on the GPUs, moved GPU to GPU by NCCL (NVLink where the GPUs have it); built with NCCL"},
+    {"born", "born distributed: each rank reads its own rows, transforms them and writes its own file; no root"},
     {"compress", "keep the largest 10% and 1% of the whole image (radix select with MPI_Allreduce), PSNR"},
     {"weak", "weak scaling: the seed mode with --size x --size pixels per rank"},
 };
@@ -254,7 +256,8 @@ void open_gpus(app *A)
     gl_partition_check_stream(&A->part, A->stream, "the rank's stream");
     for (int i = 0; i < 4; i++) GL_CHECK(cudaEventCreate(&A->ev[i]));
     int shared = A->local_size > count;
-    if (agree(MPI_COMM_WORLD, shared) && A->world_rank == 0)
+    A->shared_gpus = agree(MPI_COMM_WORLD, shared);
+    if (A->shared_gpus && A->world_rank == 0)
         fprintf(g_out, "note: some node runs more ranks than it has GPUs: ranks share GPUs, and the times are not "
                "those of one GPU per rank\n");
 }
@@ -334,6 +337,17 @@ static void check_shape(const app *A, int width, int height, const char *what)
 }
 
 int experiment_selected(const app *A, int e) { return gl_cli_selected(&A->cli, NAMES[e].name, NULL); }
+
+/* An experiment named by --only that this build cannot run stops every rank with exit 2 (without
+ * --only, main skips it with a line). */
+void check_experiments(const app *A)
+{
+    for (int i = 0; i < A->cli.n_only; i++)
+        if (!strcmp(A->cli.only[i], NAMES[EXP_NCCL].name) && !nccl_built())
+            usage_error_everywhere(A, "--only nccl: this haar_mpi was built without NCCL (meson found no nccl.h "
+                                      "and libnccl; configure with -Dnccl=DIR, a folder with include/nccl.h and "
+                                      "lib/libnccl.so*: see labs/05_haar/README.md)");
+}
 
 void check_sizes(const app *A)
 {

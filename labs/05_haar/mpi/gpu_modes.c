@@ -1,0 +1,349 @@
+/* gpu_modes.c - Lab 05 part 2 (haar_mpi): the modes in which the image starts and ends on rank 0's
+ * GPU. device: through MPI (device buffers when MPI is CUDA-aware, else staged through pinned host
+ * memory); nccl: GPU to GPU with NCCL's send and receive, which take NVLink where the GPUs have it.
+ * Beside them, the links measured in the same run: rank 0's PCIe (plain cudaMemcpy of the same
+ * bytes from pinned memory) and the peer copies between GPU 0 and the others (cudaMemcpyPeerAsync),
+ * the ceilings of the staging copies and of NCCL's scatter and gather. */
+#include <stdlib.h>
+#include <string.h>
+#include "haar_mpi.h"
+#ifdef HAVE_NCCL
+#include <nccl.h>
+#endif
+
+/* ---------------------------------------------------------------- mode: device (and nccl's buffers) */
+
+typedef struct {
+    float *d_image, *d_gathered, *d_result; /* rank 0: the picture, the strips in rank order, the layout */
+    float *pin_image, *pin_strip, *pin_gathered; /* staging when MPI is not CUDA-aware */
+    haar_block *blocks;                     /* rank 0: every rank's blocks (HAAR_MAX_BLOCKS each) */
+    int *nblocks;
+} device_bufs;
+
+/* staging: pinned host buffers for MPI when it is not CUDA-aware (the device mode). */
+static void device_open(const app *A, problem *P, const source *S, device_bufs *D, int staging)
+{
+    memset(D, 0, sizeof *D);
+    size_t bytes = S->n * sizeof(float);
+    if (P->rank == 0) {
+        D->d_image = (float *)gl_device_alloc(bytes, "the picture on rank 0's GPU");
+        D->d_gathered = (float *)gl_device_alloc(bytes, "the gathered strips");
+        D->d_result = (float *)gl_device_alloc(bytes, "the assembled coefficients");
+        GL_CHECK(cudaMemcpy(D->d_image, S->image, bytes, cudaMemcpyHostToDevice)); /* resident before timing */
+        D->blocks = (haar_block *)gl_host_alloc((size_t)P->ranks * HAAR_MAX_BLOCKS * sizeof(haar_block), "blocks");
+        D->nblocks = (int *)gl_host_alloc((size_t)P->ranks * sizeof(int), "blocks");
+        for (int r = 0; r < P->ranks; r++)
+            D->nblocks[r] = haar_strip_blocks(P->width, P->height, A->levels, P->strips[r],
+                                              D->blocks + (size_t)r * HAAR_MAX_BLOCKS);
+    }
+    if (staging && !A->cuda_aware) {
+        GL_CHECK(cudaMallocHost((void **)&D->pin_strip, P->strip_n * sizeof(float)));
+        if (P->rank == 0) {
+            GL_CHECK(cudaMallocHost((void **)&D->pin_image, bytes));
+            GL_CHECK(cudaMallocHost((void **)&D->pin_gathered, bytes));
+        }
+    }
+}
+
+static void device_close(device_bufs *D)
+{
+    float *dev[] = {D->d_image, D->d_gathered, D->d_result};
+    for (int i = 0; i < 3; i++)
+        if (dev[i]) GL_CHECK(cudaFree(dev[i]));
+    float *pin[] = {D->pin_image, D->pin_strip, D->pin_gathered};
+    for (int i = 0; i < 3; i++)
+        if (pin[i]) GL_CHECK(cudaFreeHost(pin[i]));
+    free(D->blocks);
+    free(D->nblocks);
+    memset(D, 0, sizeof *D);
+}
+
+/* A synchronous copy timed into phase k. */
+static void timed_copy(double *ph, int k, void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+{
+    double t = now_ms();
+    GL_CHECK(cudaMemcpy(dst, src, bytes, kind));
+    phase_add(ph, k, now_ms() - t);
+}
+
+/* Rank 0: the gathered strips (d_gathered, rank order) placed in the image's layout (d_result) on
+ * the GPU: one 2D copy per sub-band rectangle (3L + 1 per rank), no kernel. */
+static void device_assemble(const app *A, const problem *P, const device_bufs *D)
+{
+    size_t pitch = (size_t)P->width * sizeof(float);
+    for (int r = 0; r < P->ranks; r++) {
+        const float *strip = D->d_gathered + (size_t)P->displs[r] * P->width;
+        for (int b = 0; b < D->nblocks[r]; b++) {
+            const haar_block *k = &D->blocks[(size_t)r * HAAR_MAX_BLOCKS + b];
+            GL_CHECK(cudaMemcpy2DAsync(D->d_result + (size_t)k->image_row * P->width + k->col, pitch,
+                                       strip + (size_t)k->strip_row * P->width + k->col, pitch,
+                                       (size_t)k->cols * sizeof(float), (size_t)k->rows, cudaMemcpyDeviceToDevice,
+                                       A->stream));
+        }
+    }
+    GL_CHECK(cudaStreamSynchronize(A->stream));
+}
+
+static void device_once(const app *A, problem *P, const source *S, device_bufs *D, double *ph)
+{
+    size_t bytes = S->n * sizeof(float), strip_bytes = P->strip_n * sizeof(float);
+    double t;
+    /* scatter: device to device (CUDA-aware), or GPU -> pinned -> MPI -> pinned -> GPU */
+    if (!A->cuda_aware && P->rank == 0) timed_copy(ph, PH_D2H, D->pin_image, D->d_image, bytes, cudaMemcpyDeviceToHost);
+    MPI_Barrier(P->comm);
+    t = now_ms();
+    MPI_Scatterv(A->cuda_aware ? (void *)D->d_image : (void *)D->pin_image, P->counts, P->displs, P->row_f32,
+                 A->cuda_aware ? (void *)P->d_in : (void *)D->pin_strip, P->mine.rows, P->row_f32, 0, P->comm);
+    phase_add(ph, PH_SCATTER, now_ms() - t);
+    if (!A->cuda_aware) timed_copy(ph, PH_H2D, P->d_in, D->pin_strip, strip_bytes, cudaMemcpyHostToDevice);
+    /* the kernel */
+    GL_CHECK(cudaEventRecord(A->ev[0], A->stream));
+    GL_CHECK(haar_gpu_forward(HAAR_SINGLE_PASS, P->d_in, P->d_out, P->width, P->mine.rows, (size_t)P->width,
+                              P->levels, A->conv, P->d_scratch, NULL, A->stream));
+    GL_CHECK(cudaEventRecord(A->ev[1], A->stream));
+    GL_CHECK(cudaEventSynchronize(A->ev[1]));
+    float ms = 0;
+    GL_CHECK(cudaEventElapsedTime(&ms, A->ev[0], A->ev[1]));
+    phase_add(ph, PH_KERNEL, ms);
+    /* gather */
+    if (!A->cuda_aware) timed_copy(ph, PH_D2H, D->pin_strip, P->d_out, strip_bytes, cudaMemcpyDeviceToHost);
+    MPI_Barrier(P->comm);
+    t = now_ms();
+    MPI_Gatherv(A->cuda_aware ? (void *)P->d_out : (void *)D->pin_strip, P->mine.rows, P->row_f32,
+                A->cuda_aware ? (void *)D->d_gathered : (void *)D->pin_gathered, P->counts, P->displs, P->row_f32, 0,
+                P->comm);
+    phase_add(ph, PH_GATHER, now_ms() - t);
+    if (P->rank != 0) return;
+    if (!A->cuda_aware) timed_copy(ph, PH_H2D, D->d_gathered, D->pin_gathered, bytes, cudaMemcpyHostToDevice);
+    t = now_ms();
+    device_assemble(A, P, D);
+    phase_add(ph, PH_ASSEMBLE, now_ms() - t);
+}
+
+typedef struct {
+    const source *S;
+    device_bufs *D;
+} device_ctx;
+
+static void device_run(const app *A, problem *P, void *ctx, double *ph)
+{
+    device_ctx *X = (device_ctx *)ctx;
+    device_once(A, P, X->S, X->D, ph);
+}
+
+/* ---------------------------------------------------------------- the links, measured in the run */
+
+/* The median GB/s of 5 copies (after one untimed) of `bytes` on the rank's stream, CUDA events. */
+static double copy_gbs(const app *A, void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+{
+    double ms[5];
+    for (int i = -1; i < 5; i++) {
+        GL_CHECK(cudaEventRecord(A->ev[0], A->stream));
+        GL_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, A->stream));
+        GL_CHECK(cudaEventRecord(A->ev[1], A->stream));
+        GL_CHECK(cudaEventSynchronize(A->ev[1]));
+        float t = 0;
+        GL_CHECK(cudaEventElapsedTime(&t, A->ev[0], A->ev[1]));
+        if (i >= 0) ms[i] = t;
+    }
+    return gl_gbs((double)bytes, gl_summarize(ms, 5).median);
+}
+
+/* Rank 0: its PCIe with plain cudaMemcpy of the whole image as floats from and to pinned memory,
+ * the ceiling of the staging copies (R->link: H2D, D2H). */
+static void measure_pcie(const app *A, const source *S, device_bufs *D, result *R)
+{
+    size_t bytes = S->n * sizeof(float);
+    float *pin = D->pin_image;
+    if (!pin) GL_CHECK(cudaMallocHost((void **)&pin, bytes));
+    R->link[0] = copy_gbs(A, D->d_gathered, pin, bytes, cudaMemcpyHostToDevice);
+    R->link[1] = copy_gbs(A, pin, D->d_gathered, bytes, cudaMemcpyDeviceToHost);
+    R->link_kind = LINK_PCIE;
+    if (!D->pin_image) GL_CHECK(cudaFreeHost(pin));
+}
+
+/* device: the timed runs, then the layout assembled on rank 0's GPU against the single-process forward. */
+void run_device_experiment(const app *A, problem *P, const source *S, result *R)
+{
+    char what[160];
+    device_bufs D;
+    device_open(A, P, S, &D, 1);
+    device_ctx X = {S, &D};
+    run_timed(A, P, device_run, &X, R);
+    if (P->rank == 0) measure_pcie(A, S, &D, R);
+    if (P->rank == 0) {
+        GL_CHECK(cudaMemcpy(P->h_out, D.d_result, S->n * sizeof(float), cudaMemcpyDeviceToHost));
+        add_checked(R, verify(label(what, sizeof what, "device", P, "forward (assembled on rank 0's GPU)"), P->h_out,
+                              S->ref_forward, S->n));
+    }
+    device_close(&D);
+}
+
+
+/* ---------------------------------------------------------------- mode: nccl */
+
+#ifdef HAVE_NCCL
+int nccl_built(void) { return 1; }
+
+static void nccl_check(ncclResult_t rc, const char *what, int rank)
+{
+    if (rc == ncclSuccess) return;
+    fprintf(stderr, "%s: [rank %d] %s: %s\n", PROG, rank, what, ncclGetErrorString(rc));
+    MPI_Abort(MPI_COMM_WORLD, GL_EXIT_FAIL);
+}
+
+/* Rank 0: the peer copies the scatter and the gather could make at most, from rank 0's process
+ * (cudaMemcpyPeerAsync, one stream per other GPU, all at once): out of GPU 0 to every other rank's
+ * GPU, its strip's bytes, and back. R->link: out, in (GB/s, median of 5). Only when every rank is
+ * on this node with a GPU of its own (else the peers are not this process's to reach). */
+static void measure_peers(const app *A, const problem *P, const device_bufs *D, result *R)
+{
+    int *gpus = P->rank == 0 ? (int *)gl_host_alloc((size_t)P->ranks * sizeof(int), "GPU ids") : NULL;
+    MPI_Gather(&A->gpu, 1, MPI_INT, gpus, 1, MPI_INT, 0, P->comm);
+    if (P->rank != 0) return;
+    int count = 0, ok = A->nodes == 1 && P->ranks > 1;
+    GL_CHECK(cudaGetDeviceCount(&count));
+    for (int r = 1; r < P->ranks && ok; r++) {
+        int can = 0;
+        ok = gpus[r] != A->gpu && cudaDeviceCanAccessPeer(&can, A->gpu, gpus[r]) == cudaSuccess && can;
+    }
+    if (!ok) {
+        free(gpus);
+        return;
+    }
+    float **far = (float **)gl_host_alloc((size_t)P->ranks * sizeof(float *), "peer buffers");
+    cudaStream_t *st = (cudaStream_t *)gl_host_alloc((size_t)P->ranks * sizeof(cudaStream_t), "peer streams");
+    for (int r = 1; r < P->ranks; r++) {
+        GL_CHECK(cudaSetDevice(gpus[r]));
+        far[r] = (float *)gl_device_alloc((size_t)P->counts[r] * P->width * sizeof(float), "a peer copy's target");
+        GL_CHECK(cudaSetDevice(A->gpu));
+        cudaError_t e = cudaDeviceEnablePeerAccess(gpus[r], 0);
+        if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+        else GL_CHECK(e);
+        GL_CHECK(cudaStreamCreateWithFlags(&st[r], cudaStreamNonBlocking));
+    }
+    for (int dir = 0; dir < 2; dir++) {
+        double ms[5];
+        for (int i = -1; i < 5; i++) {
+            GL_CHECK(cudaDeviceSynchronize());
+            double t = now_ms();
+            for (int r = 1; r < P->ranks; r++) {
+                float *near = (dir ? D->d_gathered : D->d_image) + (size_t)P->displs[r] * P->width;
+                size_t bytes = (size_t)P->counts[r] * P->width * sizeof(float);
+                if (dir) GL_CHECK(cudaMemcpyPeerAsync(near, A->gpu, far[r], gpus[r], bytes, st[r]));
+                else GL_CHECK(cudaMemcpyPeerAsync(far[r], gpus[r], near, A->gpu, bytes, st[r]));
+            }
+            for (int r = 1; r < P->ranks; r++) GL_CHECK(cudaStreamSynchronize(st[r]));
+            if (i >= 0) ms[i] = now_ms() - t;
+        }
+        R->link[dir] = gl_gbs(R->moved_bytes, gl_summarize(ms, 5).median);
+    }
+    R->link_kind = LINK_PEER;
+    for (int r = 1; r < P->ranks; r++) {
+        GL_CHECK(cudaStreamDestroy(st[r]));
+        GL_CHECK(cudaSetDevice(gpus[r]));
+        GL_CHECK(cudaFree(far[r]));
+    }
+    GL_CHECK(cudaSetDevice(A->gpu));
+    free(st);
+    free(far);
+    free(gpus);
+}
+
+typedef struct {
+    const source *S;
+    device_bufs *D;
+    ncclComm_t comm;
+} nccl_ctx;
+
+/* Lesson (the data move GPU to GPU): rank 0's GPU holds the picture; ncclSend / ncclRecv, grouped
+ * so that every strip moves at once, carry each strip over NVLink (or whatever joins the GPUs:
+ * NCCL picks the path) straight into the other GPUs' memory: no host copy, no staging. Every GPU
+ * transforms its strip; the coefficients come back the same way and rank 0's GPU places the
+ * sub-bands (one 2D copy each), as the device mode does. Rank 0 transforms its own strip where it
+ * lies, in the picture. */
+static void nccl_once(const app *A, problem *P, nccl_ctx *X, double *ph)
+{
+    device_bufs *D = X->D;
+    size_t w = (size_t)P->width;
+    double t;
+    if (P->ranks > 1) {
+        MPI_Barrier(P->comm);
+        t = now_ms();
+        nccl_check(ncclGroupStart(), "ncclGroupStart", P->rank);
+        if (P->rank == 0)
+            for (int r = 1; r < P->ranks; r++)
+                nccl_check(ncclSend(D->d_image + P->displs[r] * w, P->counts[r] * w, ncclFloat, r, X->comm, A->stream),
+                           "ncclSend (scatter)", P->rank);
+        else
+            nccl_check(ncclRecv(P->d_in, P->strip_n, ncclFloat, 0, X->comm, A->stream), "ncclRecv (scatter)", P->rank);
+        nccl_check(ncclGroupEnd(), "ncclGroupEnd", P->rank);
+        GL_CHECK(cudaStreamSynchronize(A->stream));
+        phase_add(ph, PH_SCATTER, now_ms() - t);
+    }
+    const float *in = P->rank == 0 ? D->d_image : P->d_in;
+    float *out = P->rank != 0 ? P->d_out : P->ranks > 1 ? D->d_gathered : D->d_result; /* 1 rank: its layout */
+    GL_CHECK(cudaEventRecord(A->ev[0], A->stream));
+    GL_CHECK(haar_gpu_forward(HAAR_SINGLE_PASS, in, out, P->width, P->mine.rows, w, P->levels, A->conv, P->d_scratch,
+                              NULL, A->stream));
+    GL_CHECK(cudaEventRecord(A->ev[1], A->stream));
+    GL_CHECK(cudaEventSynchronize(A->ev[1]));
+    float ms = 0;
+    GL_CHECK(cudaEventElapsedTime(&ms, A->ev[0], A->ev[1]));
+    phase_add(ph, PH_KERNEL, ms);
+    if (P->ranks == 1) return;
+    MPI_Barrier(P->comm);
+    t = now_ms();
+    nccl_check(ncclGroupStart(), "ncclGroupStart", P->rank);
+    if (P->rank == 0)
+        for (int r = 1; r < P->ranks; r++)
+            nccl_check(ncclRecv(D->d_gathered + P->displs[r] * w, P->counts[r] * w, ncclFloat, r, X->comm, A->stream),
+                       "ncclRecv (gather)", P->rank);
+    else
+        nccl_check(ncclSend(P->d_out, P->strip_n, ncclFloat, 0, X->comm, A->stream), "ncclSend (gather)", P->rank);
+    nccl_check(ncclGroupEnd(), "ncclGroupEnd", P->rank);
+    GL_CHECK(cudaStreamSynchronize(A->stream));
+    phase_add(ph, PH_GATHER, now_ms() - t);
+    if (P->rank != 0) return;
+    t = now_ms();
+    device_assemble(A, P, D);
+    phase_add(ph, PH_ASSEMBLE, now_ms() - t);
+}
+
+static void nccl_run(const app *A, problem *P, void *ctx, double *ph) { nccl_once(A, P, (nccl_ctx *)ctx, ph); }
+
+/* nccl: the communicator (bootstrapped over MPI: rank 0's unique id, broadcast), the timed runs,
+ * the layout assembled on rank 0's GPU against the single-process forward, then the peer copies. */
+void run_nccl_experiment(const app *A, problem *P, const source *S, result *R)
+{
+    char what[160];
+    device_bufs D;
+    device_open(A, P, S, &D, 0);
+    nccl_ctx X = {S, &D, NULL};
+    if (P->ranks > 1) {
+        ncclUniqueId id;
+        if (P->rank == 0) nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId", P->rank);
+        MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, P->comm);
+        nccl_check(ncclCommInitRank(&X.comm, P->ranks, id, P->rank), "ncclCommInitRank", P->rank);
+    }
+    R->moved_bytes = (double)(S->n - (size_t)P->counts[0] * P->width) * sizeof(float);
+    run_timed(A, P, nccl_run, &X, R);
+    if (P->rank == 0) {
+        GL_CHECK(cudaMemcpy(P->h_out, D.d_result, S->n * sizeof(float), cudaMemcpyDeviceToHost));
+        add_checked(R, verify(label(what, sizeof what, "nccl", P, "forward (assembled on rank 0's GPU)"), P->h_out,
+                              S->ref_forward, S->n));
+    }
+    if (X.comm) nccl_check(ncclCommDestroy(X.comm), "ncclCommDestroy", P->rank);
+    measure_peers(A, P, &D, R);
+    device_close(&D);
+}
+#else
+int nccl_built(void) { return 0; }
+
+void run_nccl_experiment(const app *A, problem *P, const source *S, result *R)
+{
+    (void)A, (void)P, (void)S, (void)R; /* setup.c stops with exit 2 before any experiment runs */
+    fprintf(stderr, "%s: built without NCCL\n", PROG);
+    MPI_Abort(MPI_COMM_WORLD, GL_EXIT_FAIL);
+}
+#endif
