@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# mpi_session.sh OUTDIR: Lab 05 part 2 (haar_mpi) on a GPU machine, in one go, in under 6 minutes;
+# mpi_session.sh OUTDIR: Lab 05 part 2 (haar_mpi) on a GPU machine, in one go, in under 8 minutes;
 # everything it measures goes to OUTDIR. The build is the caller's: $BUILD (default
 # /tmp/gpl-build, e.g. from tools/gpu_session.sh OUTDIR build) must hold labs/05_haar/mpi/haar_mpi.
 #   env.txt            GPUs, their links (nvidia-smi topo -m), CPU cores, Open MPI and its CUDA support
-#   gpu_EXP.csv/.log   each experiment (seed with cpu beside it, device, io, compress, weak) on 1 .. N
+#   gpu_EXP.csv/.log   each experiment (seed with cpu beside it, device, nccl, born, io, compress, weak) on 1 .. N
 #                      ranks, one GPU per rank (N = GPUs, at most $MAX_GPUS, default 2), the seed's
 #                      sizes and 8192^2, 16384^2 (compress to 8192^2; weak 8192^2 per rank); 10 runs
 #                      each, median; a run stopped by its time limit leaves gpu_EXP.partial.csv
@@ -13,17 +13,19 @@
 #   summary.txt        the total time, speedup and efficiencies per experiment, size and rank count
 #   charts/            scaling and phase charts (plots/mpi_charts.sh), when gnuplot is installed
 # Every run checks every multi-rank result against the single-process one bit for bit (exit 1
-# otherwise); the exit status is 1 if any run failed.
+# otherwise); the exit status is 1 if any run failed. JOBS="gpu_nccl gpu_born ..." runs only the
+# jobs named. NVLink multicast stays off (NCCL_NVLS_ENABLE=0, passed to every rank).
 set -uo pipefail
 out=${1:?usage: mpi_session.sh OUTDIR}
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-/tmp/gpl-build}
 exe=$build/labs/05_haar/mpi/haar_mpi
-budget=${BUDGET_S:-330} # seconds for all runs: the 6 minutes less the summary and the charts
+budget=${BUDGET_S:-420} # seconds for all runs: the 8 minutes less the summary and the charts
 mkdir -p "$out"
 [ -x "$exe" ] || { echo "no $exe: build first (tools/gpu_session.sh OUTDIR build), with MPI found"; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_MCA_btl=^openib # the obsolete verbs transport only warns on machines with InfiniBand cards
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 # The picture and result files: in memory (/dev/shm) when it has room for 32768^2 (a 1 GiB
 # picture, 4 GiB results), so that the read and write phases measure moving data through the
 # file system's interface, not a local disk's speed; else $TMPDIR or /tmp. env.txt says which.
@@ -49,9 +51,10 @@ left() { echo $((budget - (SECONDS - start))); }
 job() {
     local name=$1 limit=$2
     shift 2
+    [ -z "${JOBS:-}" ] || [[ " $JOBS " == *" $name "* ]] || return 0
     if [ "$limit" -lt 20 ]; then echo "$name: skipped, $limit s left"; echo "skipped: no time left" >"$out/$name.log"; return; fi
     local t0=$SECONDS
-    timeout --kill-after=10 "$limit" mpirun "$@" --io-dir "$io_dir" --csv "$out/$name.csv" >"$out/$name.log" 2>&1
+    timeout --kill-after=10 "$limit" mpirun -x NCCL_NVLS_ENABLE "$@" --io-dir "$io_dir" --csv "$out/$name.csv" >"$out/$name.log" 2>&1
     local rc=$?
     echo "$name: exit $rc after $((SECONDS - t0)) s (limit $limit s)"
     # a run cut short keeps the rows it finished (the CSV is written as PATH.tmp until complete)
@@ -68,13 +71,15 @@ ncpu=16
 cap() { local c=$1 later=$2 l; l=$(( $(left) - 25 * later )); echo $(( l < c ? l : c )); }
 # One mpirun per experiment, most wanted first, so that one slow experiment costs only itself.
 if [ "$np" -ge 1 ]; then
-    job gpu_seed "$(cap 100 6)" -np "$np" "$exe" --only seed,cpu
+    job gpu_seed "$(cap 100 8)" -np "$np" "$exe" --only seed,cpu
 else
     echo "no GPU: GPU runs skipped"
 fi
-job "cpu_x$ncpu" "$(cap 90 $((np >= 1 ? 5 : 0)))" -np "$ncpu" --bind-to core "$exe" --cpu
+job "cpu_x$ncpu" "$(cap 90 $((np >= 1 ? 7 : 0)))" -np "$ncpu" --bind-to core "$exe" --cpu
 if [ "$np" -ge 1 ]; then
-    job gpu_device "$(cap 40 4)" -np "$np" "$exe" --only device
+    job gpu_device "$(cap 40 6)" -np "$np" "$exe" --only device
+    job gpu_nccl "$(cap 40 5)" -np "$np" "$exe" --only nccl
+    job gpu_born "$(cap 50 4)" -np "$np" "$exe" --only born
     job gpu_io "$(cap 70 3)" -np "$np" "$exe" --only io
     job gpu_compress "$(cap 50 2)" -np "$np" "$exe" --only compress
     job gpu_weak "$(cap 50 1)" -np "$np" "$exe" --only weak --size 8192
