@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "haar_mpi.h"
+#include "mpi_gpu.h"
 #ifdef HAVE_NCCL
 #include <nccl.h>
 #endif
@@ -150,14 +151,22 @@ static double copy_gbs(const app *A, void *dst, const void *src, size_t bytes, e
 }
 
 /* Rank 0: its PCIe with plain cudaMemcpy of the whole image as floats from and to pinned memory,
- * the ceiling of the staging copies (R->link: H2D, D2H). */
-static void measure_pcie(const app *A, const source *S, device_bufs *D, result *R)
+ * the ceiling of the staging copies, and one core's memcpy of the same bytes between host
+ * buffers, the pace of MPI's copies in host memory (R->link: H2D, D2H, memcpy). */
+static void measure_pcie(const app *A, const problem *P, const source *S, device_bufs *D, result *R)
 {
     size_t bytes = S->n * sizeof(float);
     float *pin = D->pin_image;
     if (!pin) GL_CHECK(cudaMallocHost((void **)&pin, bytes));
     R->link[0] = copy_gbs(A, D->d_gathered, pin, bytes, cudaMemcpyHostToDevice);
     R->link[1] = copy_gbs(A, pin, D->d_gathered, bytes, cudaMemcpyDeviceToHost);
+    double ms[5];
+    for (int i = -1; i < 5; i++) {
+        double t = now_ms();
+        memcpy(P->h_gathered, pin, bytes);
+        if (i >= 0) ms[i] = now_ms() - t;
+    }
+    R->link[2] = gl_gbs((double)bytes, gl_summarize(ms, 5).median);
     R->link_kind = LINK_PCIE;
     if (!D->pin_image) GL_CHECK(cudaFreeHost(pin));
 }
@@ -170,7 +179,7 @@ void run_device_experiment(const app *A, problem *P, const source *S, result *R)
     device_open(A, P, S, &D, 1);
     device_ctx X = {S, &D};
     run_timed(A, P, device_run, &X, R);
-    if (P->rank == 0) measure_pcie(A, S, &D, R);
+    if (P->rank == 0) measure_pcie(A, P, S, &D, R);
     if (P->rank == 0) {
         GL_CHECK(cudaMemcpy(P->h_out, D.d_result, S->n * sizeof(float), cudaMemcpyDeviceToHost));
         add_checked(R, verify(label(what, sizeof what, "device", P, "forward (assembled on rank 0's GPU)"), P->h_out,
@@ -254,58 +263,83 @@ typedef struct {
     const source *S;
     device_bufs *D;
     ncclComm_t comm;
+    volatile int *gate; /* mapped pinned: 0 holds the stream (gate_hold), 1 opens it */
+    int *gate_dev;      /* its device address */
 } nccl_ctx;
 
-/* Lesson (the data move GPU to GPU): rank 0's GPU holds the picture; ncclSend / ncclRecv, grouped
- * so that every strip moves at once, carry each strip over NVLink (or whatever joins the GPUs:
- * NCCL picks the path) straight into the other GPUs' memory: no host copy, no staging. Every GPU
- * transforms its strip; the coefficients come back the same way and rank 0's GPU places the
- * sub-bands (one 2D copy each), as the device mode does. Rank 0 transforms its own strip where it
- * lies, in the picture. */
-static void nccl_once(const app *A, problem *P, nccl_ctx *X, double *ph)
+/* The strips from rank 0's picture to the other GPUs (scatter), or the coefficients back into
+ * rank 0's d_gathered (gather): one group of sends and receives, queued on the rank's stream. */
+static void nccl_move(const app *A, problem *P, nccl_ctx *X, int gather)
 {
     device_bufs *D = X->D;
     size_t w = (size_t)P->width;
-    double t;
-    if (P->ranks > 1) {
-        MPI_Barrier(P->comm);
-        t = now_ms();
-        nccl_check(ncclGroupStart(), "ncclGroupStart", P->rank);
-        if (P->rank == 0)
-            for (int r = 1; r < P->ranks; r++)
-                nccl_check(ncclSend(D->d_image + P->displs[r] * w, P->counts[r] * w, ncclFloat, r, X->comm, A->stream),
-                           "ncclSend (scatter)", P->rank);
-        else
-            nccl_check(ncclRecv(P->d_in, P->strip_n, ncclFloat, 0, X->comm, A->stream), "ncclRecv (scatter)", P->rank);
-        nccl_check(ncclGroupEnd(), "ncclGroupEnd", P->rank);
-        GL_CHECK(cudaStreamSynchronize(A->stream));
-        phase_add(ph, PH_SCATTER, now_ms() - t);
+    const char *what = gather ? "the gather" : "the scatter";
+    nccl_check(ncclGroupStart(), what, P->rank);
+    if (P->rank == 0) {
+        for (int r = 1; r < P->ranks; r++) {
+            size_t n = (size_t)P->counts[r] * w;
+            if (gather) nccl_check(ncclRecv(D->d_gathered + P->displs[r] * w, n, ncclFloat, r, X->comm, A->stream), what, 0);
+            else nccl_check(ncclSend(D->d_image + P->displs[r] * w, n, ncclFloat, r, X->comm, A->stream), what, 0);
+        }
+    } else if (gather) {
+        nccl_check(ncclSend(P->d_out, P->strip_n, ncclFloat, 0, X->comm, A->stream), what, P->rank);
+    } else {
+        nccl_check(ncclRecv(P->d_in, P->strip_n, ncclFloat, 0, X->comm, A->stream), what, P->rank);
     }
+    nccl_check(ncclGroupEnd(), what, P->rank);
+}
+
+/* Close the gate and hold the stream; open it once the work to time is queued. */
+static void gate_close(const app *A, nccl_ctx *X)
+{
+    *X->gate = 0;
+    GL_CHECK(gate_hold(X->gate_dev, A->stream));
+}
+static void gate_open(nccl_ctx *X) { __atomic_store_n((int *)X->gate, 1, __ATOMIC_RELEASE); }
+
+static float event_ms(const app *A, int from, int to)
+{
+    float ms = 0;
+    GL_CHECK(cudaEventElapsedTime(&ms, A->ev[from], A->ev[to]));
+    return ms;
+}
+
+/* Lesson (the data move GPU to GPU): rank 0's GPU holds the picture; ncclSend / ncclRecv, grouped
+ * so that every strip moves at once, carry each strip over NVLink (or whatever joins the GPUs:
+ * NCCL picks the path) straight into the other GPUs' memory: no host copy, no staging. The kernel
+ * is queued behind the receive on the same stream, with no return to the host in between. Every
+ * GPU transforms its strip; the coefficients come back the same way, and rank 0's GPU places the
+ * sub-bands (one 2D copy each), as the device mode does. Rank 0 transforms its own strip where it
+ * lies, in the picture. Timing: the scatter and the kernel, and then the gather, are queued
+ * behind a gate (gate_hold) and timed with events: the GPU's time, without the launches'. */
+static void nccl_once(const app *A, problem *P, nccl_ctx *X, double *ph)
+{
+    device_bufs *D = X->D;
     const float *in = P->rank == 0 ? D->d_image : P->d_in;
     float *out = P->rank != 0 ? P->d_out : P->ranks > 1 ? D->d_gathered : D->d_result; /* 1 rank: its layout */
+    if (P->ranks > 1) MPI_Barrier(P->comm);
+    gate_close(A, X);
     GL_CHECK(cudaEventRecord(A->ev[0], A->stream));
-    GL_CHECK(haar_gpu_forward(HAAR_SINGLE_PASS, in, out, P->width, P->mine.rows, w, P->levels, A->conv, P->d_scratch,
-                              NULL, A->stream));
+    if (P->ranks > 1) nccl_move(A, P, X, 0);
     GL_CHECK(cudaEventRecord(A->ev[1], A->stream));
-    GL_CHECK(cudaEventSynchronize(A->ev[1]));
-    float ms = 0;
-    GL_CHECK(cudaEventElapsedTime(&ms, A->ev[0], A->ev[1]));
-    phase_add(ph, PH_KERNEL, ms);
+    GL_CHECK(haar_gpu_forward(HAAR_SINGLE_PASS, in, out, P->width, P->mine.rows, (size_t)P->width, P->levels, A->conv,
+                              P->d_scratch, NULL, A->stream));
+    GL_CHECK(cudaEventRecord(A->ev[2], A->stream));
+    gate_open(X);
+    GL_CHECK(cudaEventSynchronize(A->ev[2]));
+    if (P->ranks > 1) phase_add(ph, PH_SCATTER, event_ms(A, 0, 1));
+    phase_add(ph, PH_KERNEL, event_ms(A, 1, 2));
     if (P->ranks == 1) return;
     MPI_Barrier(P->comm);
-    t = now_ms();
-    nccl_check(ncclGroupStart(), "ncclGroupStart", P->rank);
-    if (P->rank == 0)
-        for (int r = 1; r < P->ranks; r++)
-            nccl_check(ncclRecv(D->d_gathered + P->displs[r] * w, P->counts[r] * w, ncclFloat, r, X->comm, A->stream),
-                       "ncclRecv (gather)", P->rank);
-    else
-        nccl_check(ncclSend(P->d_out, P->strip_n, ncclFloat, 0, X->comm, A->stream), "ncclSend (gather)", P->rank);
-    nccl_check(ncclGroupEnd(), "ncclGroupEnd", P->rank);
-    GL_CHECK(cudaStreamSynchronize(A->stream));
-    phase_add(ph, PH_GATHER, now_ms() - t);
+    gate_close(A, X);
+    GL_CHECK(cudaEventRecord(A->ev[0], A->stream));
+    nccl_move(A, P, X, 1);
+    GL_CHECK(cudaEventRecord(A->ev[1], A->stream));
+    gate_open(X);
+    GL_CHECK(cudaEventSynchronize(A->ev[1]));
+    phase_add(ph, PH_GATHER, event_ms(A, 0, 1));
     if (P->rank != 0) return;
-    t = now_ms();
+    double t = now_ms();
     device_assemble(A, P, D);
     phase_add(ph, PH_ASSEMBLE, now_ms() - t);
 }
@@ -319,12 +353,19 @@ void run_nccl_experiment(const app *A, problem *P, const source *S, result *R)
     char what[160];
     device_bufs D;
     device_open(A, P, S, &D, 0);
-    nccl_ctx X = {S, &D, NULL};
+    nccl_ctx X = {S, &D, NULL, NULL, NULL};
+    GL_CHECK(cudaHostAlloc((void **)&X.gate, sizeof(int), cudaHostAllocMapped));
+    GL_CHECK(cudaHostGetDevicePointer((void **)&X.gate_dev, (void *)X.gate, 0));
     if (P->ranks > 1) {
         ncclUniqueId id;
         if (P->rank == 0) nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId", P->rank);
         MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, P->comm);
         nccl_check(ncclCommInitRank(&X.comm, P->ranks, id, P->rank), "ncclCommInitRank", P->rank);
+        /* NCCL connects a pair of peers on their first transfer each way: both once here, ungated */
+        if (P->rank != 0) GL_CHECK(cudaMemsetAsync(P->d_out, 0, P->strip_n * sizeof(float), A->stream));
+        nccl_move(A, P, &X, 0);
+        nccl_move(A, P, &X, 1);
+        GL_CHECK(cudaStreamSynchronize(A->stream));
     }
     R->moved_bytes = (double)(S->n - (size_t)P->counts[0] * P->width) * sizeof(float);
     run_timed(A, P, nccl_run, &X, R);
@@ -334,6 +375,7 @@ void run_nccl_experiment(const app *A, problem *P, const source *S, result *R)
                               S->ref_forward, S->n));
     }
     if (X.comm) nccl_check(ncclCommDestroy(X.comm), "ncclCommDestroy", P->rank);
+    GL_CHECK(cudaFreeHost((void *)X.gate));
     measure_peers(A, P, &D, R);
     device_close(&D);
 }

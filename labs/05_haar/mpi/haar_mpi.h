@@ -112,7 +112,7 @@ typedef struct {
     unsigned long long ties, ties_kept; /* compress: coefficients equal to the threshold, and kept */
     double moved_bytes;  /* nccl: the bytes the scatter (and the gather) move between GPUs */
     int link_kind;       /* what link[] measured in the same run, on rank 0 (LINK_NONE: nothing) */
-    double link[2];      /* GB/s: PCIe H2D, D2H (device); peer copies out of GPU 0, into it (nccl) */
+    double link[3];      /* GB/s: PCIe H2D, D2H, one core's memcpy (device); peer copies out of GPU 0, into it (nccl) */
 } result;
 enum { LINK_NONE, LINK_PCIE, LINK_PEER };
 

@@ -77,8 +77,8 @@ static void csv_result(app *A, int e, const char *backend, const char *keep, con
         snprintf(variant, sizeof variant, "%s%s/psnr_db", backend, keep);
         csv_ratio_row(A, NAMES[e].name, variant, S->n, R->ranks, R->psnr);
     }
-    for (int d = 0; d < 2 && R->link_kind != LINK_NONE; d++) { /* the links, measured beside the mode */
-        static const char *const what[3][2] = {{"", ""}, {"pcie_h2d", "pcie_d2h"}, {"peer_out", "peer_in"}};
+    for (int d = 0; d < (R->link_kind == LINK_PCIE ? 3 : 2) && R->link_kind != LINK_NONE; d++) { /* the links */
+        static const char *const what[3][3] = {{"", "", ""}, {"pcie_h2d", "pcie_d2h", "host_memcpy"}, {"peer_out", "peer_in", ""}};
         snprintf(variant, sizeof variant, "%s/%s", backend, what[R->link_kind][d]);
         gl_row row = gl_row_new(NAMES[e].name, variant, (long long)S->n);
         row.param = R->ranks;
@@ -95,13 +95,14 @@ static void csv_result(app *A, int e, const char *backend, const char *keep, con
 static void print_links(int e, const source *S, const result *R)
 {
     if (R->link_kind == LINK_PCIE)
-        fprintf(g_out, "       ^ rank 0's PCIe, plain cudaMemcpy of the image's %.2f GiB, pinned: H2D %.1f GB/s, D2H "
-                       "%.1f GB/s\n", 4.0 * S->n / 1073741824.0, R->link[0], R->link[1]);
+        fprintf(g_out, "       ^ the image's %.1f MiB on rank 0, plain copies: cudaMemcpy from / to pinned memory (PCIe) "
+                       "H2D %.1f GB/s, D2H %.1f GB/s; memcpy on one core %.1f GB/s\n", 4.0 * S->n / 1048576.0,
+                R->link[0], R->link[1], R->link[2]);
     if (R->link_kind == LINK_PEER && e == EXP_NCCL) {
         double out = gl_gbs(R->moved_bytes, R->med[PH_SCATTER]), in = gl_gbs(R->moved_bytes, R->med[PH_GATHER]);
-        fprintf(g_out, "       ^ peer copies (cudaMemcpyPeerAsync, the same %.2f GiB): out of GPU 0 %.1f GB/s, into it "
+        fprintf(g_out, "       ^ peer copies (cudaMemcpyPeerAsync, the same %.1f MiB): out of GPU 0 %.1f GB/s, into it "
                        "%.1f GB/s; NCCL: scatter %.1f GB/s (%.0f%%), gather %.1f GB/s (%.0f%%)\n",
-                R->moved_bytes / 1073741824.0, R->link[0], R->link[1], out, 100.0 * out / R->link[0], in,
+                R->moved_bytes / 1048576.0, R->link[0], R->link[1], out, 100.0 * out / R->link[0], in,
                 100.0 * in / R->link[1]);
     }
 }

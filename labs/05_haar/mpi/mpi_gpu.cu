@@ -1,6 +1,6 @@
-/* born_gpu.cu - Lab 05 part 2 (haar_mpi), the born-distributed mode's one kernel of its own. */
+/* mpi_gpu.cu - Lab 05 part 2 (haar_mpi): its two kernels of its own, beside the lab's transform. */
 #include <cuda_runtime.h>
-#include "born_gpu.h"
+#include "mpi_gpu.h"
 
 /* Lesson (bytes, not floats, over PCIe): the picture has 8 bits a pixel and the transform wants
  * floats. Widened on the host, every pixel crosses PCIe as 4 bytes; widened here, as 1, and the
@@ -23,5 +23,20 @@ extern "C" cudaError_t born_widen(const unsigned char *d_u8, float *d_f32, size_
     if (e != cudaSuccess) return e;
     const size_t want = (n4 + 255) / 256, cap = (size_t)sms * 8;
     widen_u8_to_f32<<<(unsigned)(want < cap ? want : cap), 256, 0, s>>>((const uchar4 *)d_u8, (float4 *)d_f32, n4);
+    return cudaGetLastError();
+}
+
+/* The gate (a measurement device, not a lesson): one thread that waits until the host writes 1 to
+ * *open. Launched first, it holds the stream while the host queues the work to be timed behind
+ * it, so that the events around that work see the GPU's time alone, without the host's time to
+ * launch it (as nvbench's blocking kernel does). The flag lives in mapped pinned host memory. */
+__global__ void wait_for_host(volatile const int *open)
+{
+    while (*open == 0) __nanosleep(200);
+}
+
+extern "C" cudaError_t gate_hold(const int *open_on_device, cudaStream_t s)
+{
+    wait_for_host<<<1, 1, 0, s>>>(open_on_device);
     return cudaGetLastError();
 }
