@@ -43,7 +43,7 @@ cores=$(nproc)
   mpirun --version 2>&1 | head -1
   ompi_info 2>/dev/null | grep -iE 'MPI extensions|cuda' | head -5
   echo "io dir: $io_dir ($(df -PT "$io_dir" | awk 'NR == 2 { print $2 ", " int($5 / 1048576) " GiB free" }'))"
-  echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"; } >"$out/env.txt"
+  echo "commit: ${GL_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"; } >"$out/env.txt"
 
 status=0
 left() { echo $((budget - (SECONDS - start))); }
