@@ -194,6 +194,14 @@ void run_device_experiment(const app *A, problem *P, const source *S, result *R)
 #ifdef HAVE_NCCL
 int nccl_built(void) { return 1; }
 
+/* "NCCL 2.x.y": the library loaded at run time (which may not be the header's). */
+void nccl_version(char *buf, size_t len)
+{
+    int v = 0;
+    if (ncclGetVersion(&v) != ncclSuccess) v = 0;
+    snprintf(buf, len, "NCCL %d.%d.%d", v / 10000, (v / 100) % 100, v % 100);
+}
+
 static void nccl_check(ncclResult_t rc, const char *what, int rank)
 {
     if (rc == ncclSuccess) return;
@@ -203,15 +211,15 @@ static void nccl_check(ncclResult_t rc, const char *what, int rank)
 
 /* Rank 0: the peer copies the scatter and the gather could make at most, from rank 0's process
  * (cudaMemcpyPeerAsync, one stream per other GPU, all at once): out of GPU 0 to every other rank's
- * GPU, its strip's bytes, and back. R->link: out, in (GB/s, median of 5). Only when every rank is
- * on this node with a GPU of its own (else the peers are not this process's to reach). */
+ * GPU, its strip's bytes, and back. R->link: out, in (GB/s, median of 5; timed on the host from
+ * the first copy's launch to the last one's end). Only when every rank is on this node with a GPU
+ * of its own (else the peers are not this process's to reach). */
 static void measure_peers(const app *A, const problem *P, const device_bufs *D, result *R)
 {
     int *gpus = P->rank == 0 ? (int *)gl_host_alloc((size_t)P->ranks * sizeof(int), "GPU ids") : NULL;
     MPI_Gather(&A->gpu, 1, MPI_INT, gpus, 1, MPI_INT, 0, P->comm);
     if (P->rank != 0) return;
-    int count = 0, ok = A->nodes == 1 && P->ranks > 1;
-    GL_CHECK(cudaGetDeviceCount(&count));
+    int ok = A->nodes == 1 && P->ranks > 1;
     for (int r = 1; r < P->ranks && ok; r++) {
         int can = 0;
         ok = gpus[r] != A->gpu && cudaDeviceCanAccessPeer(&can, A->gpu, gpus[r]) == cudaSuccess && can;
@@ -383,6 +391,8 @@ void run_nccl_experiment(const app *A, problem *P, const source *S, result *R)
 }
 #else
 int nccl_built(void) { return 0; }
+
+void nccl_version(char *buf, size_t len) { snprintf(buf, len, "none (built without NCCL)"); }
 
 void run_nccl_experiment(const app *A, problem *P, const source *S, result *R)
 {

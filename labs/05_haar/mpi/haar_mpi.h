@@ -169,6 +169,7 @@ void add_checked(result *R, long long c);
 void run_device_experiment(const app *A, problem *P, const source *S, result *R);
 void run_nccl_experiment(const app *A, problem *P, const source *S, result *R);
 int nccl_built(void); /* 1 when haar_mpi was built with NCCL */
+void nccl_version(char *buf, size_t len);
 
 /* ---- report.c ---- */
 void open_report(app *A);

@@ -191,8 +191,8 @@ void remember_totals(const app *A, int e, const source *S, const result *all, ou
 void open_report(app *A)
 {
     if (A->world_rank != 0) return;
-    static char buf[20][320];
-    static const char *meta[21];
+    static char buf[21][320];
+    static const char *meta[22];
     char date[32], lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int k = 0, len = 0;
     gl_utc_now(date, sizeof date);
@@ -205,6 +205,9 @@ void open_report(app *A)
     snprintf(buf[k++], sizeof buf[0], "nodes=%d", A->nodes);
     snprintf(buf[k++], sizeof buf[0], "mpi=%.280s", lib);
     snprintf(buf[k++], sizeof buf[0], "cuda_aware_mpi=%d", A->cuda_aware);
+    char nccl[64];
+    nccl_version(nccl, sizeof nccl);
+    snprintf(buf[k++], sizeof buf[0], "nccl=%s", nccl);
     if (A->gpu >= 0) {
         snprintf(buf[k++], sizeof buf[0], "sms=%d", A->dev.sms); /* rank 0's GPU; every rank asks for the same N */
         snprintf(buf[k++], sizeof buf[0], "sms_device=%d", A->dev.sms_device);

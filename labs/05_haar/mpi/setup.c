@@ -284,6 +284,9 @@ void print_setup(const app *A)
 #else
         fprintf(g_out, "CUDA-aware MPI: this MPI has no CUDA extension (mpi-ext.h); treated as not CUDA-aware\n");
 #endif
+        char nccl[64];
+        nccl_version(nccl, sizeof nccl);
+        fprintf(g_out, "NCCL for the nccl experiment: %s\n", nccl);
         fprintf(g_out, "%d level(s), %s convention, seed %llu, median of %d run(s) after %d untimed%s\n", A->levels,
                haar_convention_name(A->conv), (unsigned long long)A->cli.seed, A->cli.timing.reps,
                A->cli.timing.warmup, A->cli.quick ? ", --quick" : "");
