@@ -17,8 +17,8 @@
 typedef struct {
     float *d_image, *d_gathered, *d_result; /* rank 0: the picture, the strips in rank order, the layout */
     float *pin_image, *pin_strip, *pin_gathered; /* staging when MPI is not CUDA-aware */
-    haar_block *blocks;                     /* rank 0: every rank's blocks (HAAR_MAX_BLOCKS each) */
-    int *nblocks;
+    place_rect *d_place;                    /* rank 0: every rank's sub-band rectangles, for place_rects */
+    int nplace;
 } device_bufs;
 
 /* staging: pinned host buffers for MPI when it is not CUDA-aware (the device mode). */
@@ -31,11 +31,21 @@ static void device_open(const app *A, problem *P, const source *S, device_bufs *
         D->d_gathered = (float *)gl_device_alloc(bytes, "the gathered strips");
         D->d_result = (float *)gl_device_alloc(bytes, "the assembled coefficients");
         GL_CHECK(cudaMemcpy(D->d_image, S->image, bytes, cudaMemcpyHostToDevice)); /* resident before timing */
-        D->blocks = (haar_block *)gl_host_alloc((size_t)P->ranks * HAAR_MAX_BLOCKS * sizeof(haar_block), "blocks");
-        D->nblocks = (int *)gl_host_alloc((size_t)P->ranks * sizeof(int), "blocks");
-        for (int r = 0; r < P->ranks; r++)
-            D->nblocks[r] = haar_strip_blocks(P->width, P->height, A->levels, P->strips[r],
-                                              D->blocks + (size_t)r * HAAR_MAX_BLOCKS);
+        place_rect *tab = (place_rect *)gl_host_alloc((size_t)P->ranks * HAAR_MAX_BLOCKS * sizeof *tab, "rectangles");
+        for (int r = 0; r < P->ranks; r++) {
+            haar_block b[HAAR_MAX_BLOCKS];
+            int nb = haar_strip_blocks(P->width, P->height, A->levels, P->strips[r], b);
+            for (int i = 0; i < nb; i++) {
+                place_rect *t = &tab[D->nplace++];
+                t->src = ((size_t)P->displs[r] + b[i].strip_row) * P->width + b[i].col;
+                t->dst = (size_t)b[i].image_row * P->width + b[i].col;
+                t->rows = b[i].rows;
+                t->cols = b[i].cols;
+            }
+        }
+        D->d_place = (place_rect *)gl_device_alloc((size_t)D->nplace * sizeof *tab, "the rectangles");
+        GL_CHECK(cudaMemcpy(D->d_place, tab, (size_t)D->nplace * sizeof *tab, cudaMemcpyHostToDevice));
+        free(tab);
     }
     if (staging && !A->cuda_aware) {
         GL_CHECK(cudaMallocHost((void **)&D->pin_strip, P->strip_n * sizeof(float)));
@@ -54,8 +64,7 @@ static void device_close(device_bufs *D)
     float *pin[] = {D->pin_image, D->pin_strip, D->pin_gathered};
     for (int i = 0; i < 3; i++)
         if (pin[i]) GL_CHECK(cudaFreeHost(pin[i]));
-    free(D->blocks);
-    free(D->nblocks);
+    if (D->d_place) GL_CHECK(cudaFree(D->d_place));
     memset(D, 0, sizeof *D);
 }
 
@@ -68,20 +77,10 @@ static void timed_copy(double *ph, int k, void *dst, const void *src, size_t byt
 }
 
 /* Rank 0: the gathered strips (d_gathered, rank order) placed in the image's layout (d_result) on
- * the GPU: one 2D copy per sub-band rectangle (3L + 1 per rank), no kernel. */
+ * the GPU: every rank's 3L + 1 sub-band rectangles in one kernel (mpi_gpu.cu's place_rects). */
 static void device_assemble(const app *A, const problem *P, const device_bufs *D)
 {
-    size_t pitch = (size_t)P->width * sizeof(float);
-    for (int r = 0; r < P->ranks; r++) {
-        const float *strip = D->d_gathered + (size_t)P->displs[r] * P->width;
-        for (int b = 0; b < D->nblocks[r]; b++) {
-            const haar_block *k = &D->blocks[(size_t)r * HAAR_MAX_BLOCKS + b];
-            GL_CHECK(cudaMemcpy2DAsync(D->d_result + (size_t)k->image_row * P->width + k->col, pitch,
-                                       strip + (size_t)k->strip_row * P->width + k->col, pitch,
-                                       (size_t)k->cols * sizeof(float), (size_t)k->rows, cudaMemcpyDeviceToDevice,
-                                       A->stream));
-        }
-    }
+    GL_CHECK(place_rects(D->d_place, D->nplace, D->d_gathered, D->d_result, (size_t)P->width, A->stream));
     GL_CHECK(cudaStreamSynchronize(A->stream));
 }
 
