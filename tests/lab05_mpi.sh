@@ -135,11 +135,15 @@ HAAR_MPI_INJECT_FAULT=1 run fault_born 1 "VERIFICATION FAILED: born, 2 rank(s), 
 #     says how to build it; with NCCL, a CPU run says it needs GPUs and runs nothing else.
 if [ "$nccl" = 1 ]; then
     run nccl_cpu 0 "== nccl: not run with --cpu (it needs GPUs)" -- -np 2 "$exe" --cpu --quick --only nccl --io-dir "$tmp"
+    run nccl_compress_cpu 0 "== nccl_compress: not run with --cpu (it needs GPUs)" -- -np 1 "$exe" --cpu --quick \
+        --only nccl_compress --io-dir "$tmp"
 else
     if run nccl_missing 2 "--only nccl: this haar_mpi was built without NCCL" -- -np 2 "$exe" --cpu --quick --only nccl; then
         n=$(grep -c "built without NCCL" "$tmp/nccl_missing.log")
         [ "$n" -eq 2 ] || fail "nccl_missing: the error came from $n rank(s), expected both"
     fi
+    run nccl_compress_missing 2 "--only nccl_compress: this haar_mpi was built without NCCL" -- -np 1 "$exe" --cpu \
+        --quick --only nccl_compress
 fi
 
 # 8. --save: the reconstructions of the largest run (2 sizes x 10% and 1%), whole 8-bit PGMs.

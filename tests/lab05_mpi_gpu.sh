@@ -21,8 +21,8 @@ grep -qF "all multi-rank results verified" "$tmp/log" || { echo "FAIL: no verifi
 n=$(awk -F, '/^#/ { next } !hdr { for (i = 1; i <= NF; i++) col[$i] = i; hdr = 1; next }
   $col["variant"] ~ /^gpu\/(k[0-9]+\/)?total$/ && $col["checked"] > 0' "$tmp/out.csv" | wc -l)
 echo "$n verified GPU total rows"
-# seed, io, device, born, compress x2 at 2 sizes on 1 and 2 ranks, weak on 1 and 2; nccl at 2 sizes
-# on 1 and 2 ranks where each rank has a GPU of its own
+# seed, io, device, born, compress x2 at 2 sizes on 1 and 2 ranks, weak on 1 and 2; nccl and
+# nccl_compress x2 at 2 sizes on 1 and 2 ranks where each rank has a GPU of its own
 want=26
-if [ "$nccl" = 1 ] && ! grep -qF "== nccl: not run" "$tmp/log"; then want=30; fi
+if [ "$nccl" = 1 ] && ! grep -qF "== nccl: not run" "$tmp/log"; then want=38; fi
 [ "$n" -ge "$want" ] || { echo "FAIL: expected at least $want verified GPU total rows"; exit 1; }

@@ -71,17 +71,18 @@ ncpu=16
 cap() { local c=$1 later=$2 l; l=$(( $(left) - 25 * later )); echo $(( l < c ? l : c )); }
 # One mpirun per experiment, most wanted first, so that one slow experiment costs only itself.
 if [ "$np" -ge 1 ]; then
-    job gpu_seed "$(cap 100 8)" -np "$np" "$exe" --only seed,cpu
+    job gpu_seed "$(cap 100 9)" -np "$np" "$exe" --only seed,cpu
 else
     echo "no GPU: GPU runs skipped"
 fi
-job "cpu_x$ncpu" "$(cap 90 $((np >= 1 ? 7 : 0)))" -np "$ncpu" --bind-to core "$exe" --cpu
+job "cpu_x$ncpu" "$(cap 90 $((np >= 1 ? 8 : 0)))" -np "$ncpu" --bind-to core "$exe" --cpu
 if [ "$np" -ge 1 ]; then
-    job gpu_device "$(cap 40 6)" -np "$np" "$exe" --only device
-    job gpu_nccl "$(cap 40 5)" -np "$np" "$exe" --only nccl
-    job gpu_born "$(cap 50 4)" -np "$np" "$exe" --only born
-    job gpu_io "$(cap 70 3)" -np "$np" "$exe" --only io
-    job gpu_compress "$(cap 50 2)" -np "$np" "$exe" --only compress
+    job gpu_device "$(cap 40 7)" -np "$np" "$exe" --only device
+    job gpu_nccl "$(cap 40 6)" -np "$np" "$exe" --only nccl
+    job gpu_born "$(cap 50 5)" -np "$np" "$exe" --only born
+    job gpu_io "$(cap 70 4)" -np "$np" "$exe" --only io
+    job gpu_compress "$(cap 50 3)" -np "$np" "$exe" --only compress
+    job gpu_nccl_compress "$(cap 60 2)" -np "$np" "$exe" --only nccl_compress
     job gpu_weak "$(cap 50 1)" -np "$np" "$exe" --only weak --size 8192
     job gpu_32768 "$(cap 150 0)" -np "$np" "$exe" --size 32768 --only seed,device --reps 3 --warmup 0
 fi

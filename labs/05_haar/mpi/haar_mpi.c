@@ -50,7 +50,7 @@ static int scale(app *A, int e, int use_gpu, source *S, int weak_side, result *a
 {
     int status = 0;
     const char *backend = use_gpu ? "gpu" : "cpu";
-    int n_res = e == EXP_COMPRESS ? N_KEEP : 1;
+    int n_res = is_compress(e) ? N_KEEP : 1;
     for (int c = 0; c < A->n_rank_counts; c++) {
         int n = A->rank_counts[c];
         source weak;
@@ -124,16 +124,17 @@ int main(int argc, char **argv)
     for (int e = 0; e < EXP_COUNT && !status; e++) {
         if (!experiment_selected(&A, e)) continue;
         int use_gpu = A.gpu >= 0 && e != EXP_CPU;
-        if (e == EXP_NCCL && !nccl_built()) { /* --only nccl without NCCL stopped in check_experiments */
-            if (A.world_rank == 0) fprintf(g_out, "\n== nccl: not run (this haar_mpi was built without NCCL)\n");
+        if (needs_nccl(e) && !nccl_built()) { /* --only nccl without NCCL stopped in check_experiments */
+            if (A.world_rank == 0) fprintf(g_out, "\n== %s: not run (this haar_mpi was built without NCCL)\n", NAMES[e].name);
             continue;
         }
-        if (e == EXP_NCCL && A.gpu >= 0 && A.shared_gpus) { /* NCCL refuses a GPU twice in one communicator */
+        if (needs_nccl(e) && A.gpu >= 0 && A.shared_gpus) { /* NCCL refuses a GPU twice in one communicator */
             if (A.world_rank == 0)
-                fprintf(g_out, "\n== nccl: not run (ranks share a GPU here; NCCL needs a GPU of its own per rank)\n");
+                fprintf(g_out, "\n== %s: not run (ranks share a GPU here; NCCL needs a GPU of its own per rank)\n",
+                        NAMES[e].name);
             continue;
         }
-        if (A.cpu_only && (e == EXP_SEED || e == EXP_DEVICE || e == EXP_NCCL)) {
+        if (A.cpu_only && (e == EXP_SEED || e == EXP_DEVICE || needs_nccl(e))) {
             if (A.world_rank == 0)
                 fprintf(g_out, "\n== %s: not run with --cpu (%s)\n", NAMES[e].name,
                        e == EXP_SEED ? "the cpu experiment is the seed mode on CPUs" : "it needs GPUs");

@@ -24,7 +24,9 @@
 #define TOL_CHECK_MAX_PIXELS (2048LL * 2048) /* one GPU against the C reference (tolerance) */
 
 /* The experiments, in the order of NAMES (setup.c). */
-enum { EXP_SEED, EXP_CPU, EXP_IO, EXP_DEVICE, EXP_NCCL, EXP_BORN, EXP_COMPRESS, EXP_WEAK, EXP_COUNT };
+enum { EXP_SEED, EXP_CPU, EXP_IO, EXP_DEVICE, EXP_NCCL, EXP_BORN, EXP_COMPRESS, EXP_NCCL_COMPRESS, EXP_WEAK, EXP_COUNT };
+static inline int is_compress(int e) { return e == EXP_COMPRESS || e == EXP_NCCL_COMPRESS; }
+static inline int needs_nccl(int e) { return e == EXP_NCCL || e == EXP_NCCL_COMPRESS; }
 extern const gl_name NAMES[EXP_COUNT];
 
 /* ---------------------------------------------------------------- phases */
@@ -164,6 +166,20 @@ void run_timed(const app *A, problem *P, run_fn once, void *ctx, result *R);
 long long verify(const char *what, const float *got, const float *want, size_t n);
 const char *label(char *buf, size_t len, const char *what, const problem *P, const char *part);
 void add_checked(result *R, long long c);
+
+/* compress and nccl_compress: one keep fraction's state, its result fields and its checks (modes.c). */
+typedef struct {
+    const source *S;
+    float *h_rec; /* this rank's reconstruction */
+    unsigned long long keep;
+    haar_mpi_selection sel;
+    double psnr;
+} compress_state;
+void compress_result(const compress_state *C, result *R);
+void check_compress(const app *A, problem *P, const source *S, const compress_state *C, int k, result *R);
+
+/* ---- gpu_compress.c ---- */
+void run_nccl_compress_experiment(const app *A, problem *P, const source *S, result *R);
 
 /* ---- gpu_modes.c ---- */
 void run_device_experiment(const app *A, problem *P, const source *S, result *R);

@@ -238,14 +238,6 @@ static void run_born_experiment(const app *A, problem *P, const source *S, resul
 
 /* ---- mode: compress ---- */
 
-typedef struct {
-    const source *S;
-    float *h_rec; /* this rank's reconstruction */
-    unsigned long long keep;
-    haar_mpi_selection sel;
-    double psnr;
-} compress_state;
-
 static void compress_once(const app *A, problem *P, const source *S, compress_state *C, double *ph)
 {
     /* the strip's pixels were scattered before the timing (h_u8); forward into h_strip */
@@ -391,9 +383,9 @@ static void run_io_experiment(const app *A, problem *P, const source *S, result 
     remove(P->out_path);
 }
 
-/* compress, one keep fraction after the timed runs: the kept coefficients (assembled), the
- * reconstruction and the PSNR against the single process's. */
-static void check_compress(const app *A, problem *P, const source *S, const compress_state *C, int k, result *R)
+/* compress and nccl_compress, one keep fraction after the timed runs: the kept coefficients
+ * (P->h_strip, assembled), the reconstruction (C->h_rec) and the PSNR against the single process's. */
+void check_compress(const app *A, problem *P, const source *S, const compress_state *C, int k, result *R)
 {
     char what[160], part[64];
     MPI_Gatherv(P->h_strip, P->mine.rows, P->row_f32, P->h_gathered, P->counts, P->displs, P->row_f32, 0, P->comm);
@@ -415,6 +407,14 @@ static void check_compress(const app *A, problem *P, const source *S, const comp
         save_reconstruction(A, S, P->h_gathered, KEEP_PCT[k]);
 }
 
+void compress_result(const compress_state *C, result *R)
+{
+    R->psnr = C->psnr;
+    R->threshold = C->sel.threshold;
+    R->ties = C->sel.ties;
+    R->ties_kept = C->sel.ties_kept;
+}
+
 /* compress: the pixels are scattered once, untimed; then, per keep fraction, the timed runs and
  * the checks. R[k] for KEEP_PCT[k]. */
 static void run_compress_experiment(const app *A, problem *P, const source *S, result *R)
@@ -428,10 +428,7 @@ static void run_compress_experiment(const app *A, problem *P, const source *S, r
     for (int k = 0; k < N_KEEP; k++) {
         C.keep = haar_keep_count(S->n, KEEP_PCT[k]);
         run_timed(A, P, compress_run, &C, &R[k]);
-        R[k].psnr = C.psnr;
-        R[k].threshold = C.sel.threshold;
-        R[k].ties = C.sel.ties;
-        R[k].ties_kept = C.sel.ties_kept;
+        compress_result(&C, &R[k]);
         check_compress(A, P, S, &C, k, &R[k]);
     }
     free(C.h_rec);
@@ -452,6 +449,7 @@ int run_experiment(const app *A, int e, int use_gpu, const source *S, MPI_Comm c
     case EXP_NCCL: run_nccl_experiment(A, &P, S, R); break;
     case EXP_BORN: run_born_experiment(A, &P, S, R); break;
     case EXP_COMPRESS: run_compress_experiment(A, &P, S, R); n_res = N_KEEP; break;
+    case EXP_NCCL_COMPRESS: run_nccl_compress_experiment(A, &P, S, R); n_res = N_KEEP; break;
     default: run_seed_experiment(A, &P, S, NAMES[e].name, R); break; /* seed, cpu, weak */
     }
     int failed = 0;

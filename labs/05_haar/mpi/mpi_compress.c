@@ -33,19 +33,35 @@ static const int DIGIT_SHIFT[3] = {20, 10, 0};
 static const int DIGIT_BINS[3] = {2048, 1024, 1024};
 #define MAX_BINS 2048
 
+/* The three digits of a magnitude's 31 bits, as the walk needs them. */
+int haar_digit_shift(int d) { return DIGIT_SHIFT[d]; }
+int haar_digit_bins(int d) { return DIGIT_BINS[d]; }
+
+/* ---- the host's operations: the strip in host memory, sums by MPI_Allreduce ---- */
+
+typedef struct {
+    MPI_Comm comm;
+    float *strip;
+    const haar_piece *pieces;
+    size_t count, n;
+    unsigned long long *idx; /* the ties' global indices (sorted), made at the first ties_below */
+    size_t nidx;
+    uint32_t idx_of;         /* the threshold they were made for */
+} host_sel;
+
 /* Global histogram of digit `d` of the magnitudes whose higher digits equal `prefix`. */
-static void digit_histogram(MPI_Comm comm, const float *strip, size_t n, int d, uint32_t prefix,
-                            unsigned long long *hist)
+static void host_histogram(void *ctx, int d, uint32_t prefix, unsigned long long *hist)
 {
+    host_sel *H = (host_sel *)ctx;
     unsigned long long local[MAX_BINS] = {0};
     int shift = DIGIT_SHIFT[d], above = shift + (d == 0 ? 11 : 10);
     uint32_t mask = (uint32_t)DIGIT_BINS[d] - 1;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t u = magnitude_bits(strip[i]);
+    for (size_t i = 0; i < H->n; i++) {
+        uint32_t u = magnitude_bits(H->strip[i]);
         if (d > 0 && (u >> above) != prefix) continue; /* not in the bin chosen so far */
         local[(u >> shift) & mask]++;
     }
-    MPI_Allreduce(local, hist, DIGIT_BINS[d], MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
+    MPI_Allreduce(local, hist, DIGIT_BINS[d], MPI_UNSIGNED_LONG_LONG, MPI_SUM, H->comm);
 }
 
 /* The global indices of this rank's coefficients equal to `t`, in increasing order (the pieces
@@ -84,14 +100,46 @@ static unsigned long long count_below(const unsigned long long *idx, size_t n, u
     return lo;
 }
 
+/* The ties (magnitude bits t) below global index g, over all ranks. */
+static unsigned long long host_ties_below(void *ctx, uint32_t t, unsigned long long g)
+{
+    host_sel *H = (host_sel *)ctx;
+    if (!H->idx || H->idx_of != t) {
+        free(H->idx);
+        H->idx = tie_indices(H->strip, H->pieces, H->count, t, &H->nidx);
+        H->idx_of = t;
+    }
+    unsigned long long local = count_below(H->idx, H->nidx, g), global = 0;
+    MPI_Allreduce(&local, &global, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, H->comm);
+    return global;
+}
+
+/* Zero what is not kept (haar_sel_ops.drop); the sum of the squares dropped, over all ranks. */
+static double host_drop(void *ctx, uint32_t t, unsigned long long cutoff)
+{
+    host_sel *H = (host_sel *)ctx;
+    double dropped = 0, all = 0;
+    for (size_t p = 0; p < H->count; p++)
+        for (int j = 0; j < H->pieces[p].len; j++) {
+            float *c = &H->strip[H->pieces[p].strip_off + (size_t)j];
+            uint32_t u = magnitude_bits(*c);
+            if (u > t || (u == t && H->pieces[p].image_off + (unsigned long long)j < cutoff)) continue;
+            dropped += (double)*c * *c;
+            *c = 0.0f;
+        }
+    MPI_Allreduce(&dropped, &all, 1, MPI_DOUBLE, MPI_SUM, H->comm);
+    return all;
+}
+
+/* ---- the walk, the same for every set of operations ---- */
+
 /* The smallest global index G with exactly `need` ties (over all ranks) below it. */
-static unsigned long long tie_cutoff(MPI_Comm comm, const unsigned long long *idx, size_t n,
-                                     unsigned long long total, unsigned long long need, int *rounds)
+static unsigned long long tie_cutoff(const haar_sel_ops *ops, void *ctx, uint32_t t, unsigned long long total,
+                                     unsigned long long need, int *rounds)
 {
     unsigned long long lo = 0, hi = total; /* count(below lo) < need <= count(below hi) */
     while (lo < hi) {
-        unsigned long long mid = lo + (hi - lo) / 2, local = count_below(idx, n, mid), global = 0;
-        MPI_Allreduce(&local, &global, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
+        unsigned long long mid = lo + (hi - lo) / 2, global = ops->ties_below(ctx, t, mid);
         (*rounds)++;
         if (global >= need) hi = mid;
         else lo = mid + 1;
@@ -99,24 +147,17 @@ static unsigned long long tie_cutoff(MPI_Comm comm, const unsigned long long *id
     return lo;
 }
 
-void haar_mpi_keep_largest(MPI_Comm comm, float *strip, const haar_piece *pieces, size_t count,
-                           unsigned long long total, unsigned long long keep, haar_mpi_selection *sel)
+void haar_mpi_select(const haar_sel_ops *ops, void *ctx, unsigned long long total, unsigned long long keep,
+                     haar_mpi_selection *sel)
 {
     memset(sel, 0, sizeof *sel);
-    size_t n = 0;
-    for (size_t p = 0; p < count; p++) n += (size_t)pieces[p].len;
     if (keep >= total) { /* everything stays (haar_keep_largest returns 0 at once) */
         sel->threshold = 0.0f;
         sel->above = total;
         return;
     }
-    double dropped = 0;
-    if (keep == 0) { /* nothing stays */
-        for (size_t i = 0; i < n; i++) {
-            dropped += (double)strip[i] * strip[i];
-            strip[i] = 0.0f;
-        }
-        MPI_Allreduce(&dropped, &sel->dropped, 1, MPI_DOUBLE, MPI_SUM, comm);
+    if (keep == 0) { /* nothing stays: every magnitude is <= the largest bit pattern, none before index 0 */
+        sel->dropped = ops->drop(ctx, 0xffffffffu, 0);
         sel->threshold = INFINITY;
         return;
     }
@@ -124,7 +165,7 @@ void haar_mpi_keep_largest(MPI_Comm comm, float *strip, const haar_piece *pieces
     unsigned long long remaining = keep, hist[MAX_BINS];
     uint32_t prefix = 0;
     for (int d = 0; d < 3; d++) {
-        digit_histogram(comm, strip, n, d, prefix, hist);
+        ops->histogram(ctx, d, prefix, hist);
         sel->rounds++;
         unsigned long long larger = 0; /* in higher bins of this digit: above the threshold */
         int b = DIGIT_BINS[d] - 1;
@@ -137,28 +178,21 @@ void haar_mpi_keep_largest(MPI_Comm comm, float *strip, const haar_piece *pieces
     uint32_t t = prefix; /* all 31 bits: the threshold's magnitude */
     memcpy(&sel->threshold, &t, sizeof t);
     sel->ties_kept = remaining;
-
     /* Which ties stay: all of them, or those before the cutoff index. */
     sel->cutoff = total;
-    unsigned long long *idx = NULL;
-    size_t nidx = 0;
-    if (remaining < sel->ties) {
-        idx = tie_indices(strip, pieces, count, t, &nidx);
-        sel->cutoff = tie_cutoff(comm, idx, nidx, total, remaining, &sel->rounds);
-    }
-    free(idx);
-
-    /* Drop everything else, walking the pieces for the global index of each coefficient. */
-    for (size_t p = 0; p < count; p++)
-        for (int j = 0; j < pieces[p].len; j++) {
-            float *c = &strip[pieces[p].strip_off + (size_t)j];
-            uint32_t u = magnitude_bits(*c);
-            if (u > t || (u == t && pieces[p].image_off + (unsigned long long)j < sel->cutoff)) continue;
-            dropped += (double)*c * *c;
-            *c = 0.0f;
-        }
-    MPI_Allreduce(&dropped, &sel->dropped, 1, MPI_DOUBLE, MPI_SUM, comm);
+    if (remaining < sel->ties) sel->cutoff = tie_cutoff(ops, ctx, t, total, remaining, &sel->rounds);
+    sel->dropped = ops->drop(ctx, t, sel->cutoff); /* everything else */
     sel->rounds++;
+}
+
+void haar_mpi_keep_largest(MPI_Comm comm, float *strip, const haar_piece *pieces, size_t count,
+                           unsigned long long total, unsigned long long keep, haar_mpi_selection *sel)
+{
+    host_sel H = {comm, strip, pieces, count, 0, NULL, 0, 0};
+    for (size_t p = 0; p < count; p++) H.n += (size_t)pieces[p].len;
+    static const haar_sel_ops ops = {host_histogram, host_ties_below, host_drop};
+    haar_mpi_select(&ops, &H, total, keep, sel);
+    free(H.idx);
 }
 
 /* The 8-bit value of a reconstructed pixel: haar_psnr_u8's rounding and clamping. */
@@ -173,6 +207,11 @@ double haar_mpi_psnr_u8(MPI_Comm comm, const unsigned char *original, const floa
         local += (unsigned long long)(d * d);
     }
     MPI_Allreduce(&local, &se, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
+    return haar_mpi_psnr_of(se, total);
+}
+
+double haar_mpi_psnr_of(unsigned long long se, unsigned long long total)
+{
     if (se == 0) return INFINITY;
     return 10.0 * log10(255.0 * 255.0 / ((double)se / (double)total));
 }

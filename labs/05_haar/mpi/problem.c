@@ -104,7 +104,7 @@ void source_open(const app *A, source *S, int width, int height, int gpu_refs, i
 {
     memset(S, 0, sizeof *S);
     S->with_inverse = e == EXP_SEED || e == EXP_CPU || e == EXP_WEAK;
-    S->with_compress = e == EXP_COMPRESS;
+    S->with_compress = is_compress(e);
     int status = 0;
     char err[700] = "";
     if (A->world_rank == 0) {

@@ -19,9 +19,9 @@ static double phase_bytes(int e, int k, size_t n, const result *R)
     if (e == EXP_BORN && k == PH_H2D) return (double)n;
     switch (k) {
     case PH_READ: return (double)n;
-    case PH_SCATTER: case PH_GATHER: case PH_WRITE: case PH_ASSEMBLE: return e == EXP_COMPRESS ? NAN : 4.0 * n;
+    case PH_SCATTER: case PH_GATHER: case PH_WRITE: case PH_ASSEMBLE: return is_compress(e) ? NAN : 4.0 * n;
     case PH_H2D: case PH_D2H: /* device: staging copies and rank 0's whole-image copies mixed */
-        return e == EXP_COMPRESS || e == EXP_DEVICE ? NAN : 4.0 * n;
+        return is_compress(e) || e == EXP_DEVICE ? NAN : 4.0 * n;
     default: return NAN;
     }
 }
@@ -69,11 +69,11 @@ static void csv_result(app *A, int e, const char *backend, const char *keep, con
     csv_ratio_row(A, NAMES[e].name, variant, S->n, R->ranks,
                   e == EXP_WEAK ? one->med[PH_KERNEL] / R->med[PH_KERNEL]
                                 : one->med[PH_KERNEL] / (R->ranks * R->med[PH_KERNEL]));
-    if (e != EXP_COMPRESS && e != EXP_WEAK) {
+    if (!is_compress(e) && e != EXP_WEAK) {
         snprintf(variant, sizeof variant, "%s%s/speedup_vs_cpu_ref", backend, keep);
         csv_ratio_row(A, NAMES[e].name, variant, S->n, R->ranks, S->cpu_ref_ms / R->med[PH_TOTAL]);
     }
-    if (e == EXP_COMPRESS) {
+    if (is_compress(e)) {
         snprintf(variant, sizeof variant, "%s%s/psnr_db", backend, keep);
         csv_ratio_row(A, NAMES[e].name, variant, S->n, R->ranks, R->psnr);
     }
@@ -124,7 +124,7 @@ static void table_line(int e, const source *S, const result *R, const result *on
     v[PH_COUNT + 1] = e == EXP_WEAK ? speedup : speedup / R->ranks;
     v[PH_COUNT + 2] = e == EXP_WEAK ? one->med[PH_KERNEL] / R->med[PH_KERNEL]
                                     : one->med[PH_KERNEL] / (R->ranks * R->med[PH_KERNEL]);
-    v[PH_COUNT + 3] = e == EXP_WEAK || e == EXP_COMPRESS ? NAN : S->cpu_ref_ms / R->med[PH_TOTAL];
+    v[PH_COUNT + 3] = e == EXP_WEAK || is_compress(e) ? NAN : S->cpu_ref_ms / R->med[PH_TOTAL];
     char ranks[16];
     snprintf(ranks, sizeof ranks, "%d", R->ranks);
     gl_table_line(g_out, TABLE, TABLE_COLS, ranks, v);
@@ -251,6 +251,9 @@ void print_experiment_header(const app *A, int e, const char *backend, const sou
     if (e == EXP_NCCL)
         fprintf(g_out, "the picture starts on rank 0's GPU; ncclSend / ncclRecv move the strips and the "
                        "coefficients GPU to GPU; rank 0's GPU assembles (1 rank: the kernel alone)\n");
+    if (e == EXP_NCCL_COMPRESS)
+        fprintf(g_out, "every rank's pixels on its GPU before the runs; forward, selection (histograms, ties: "
+                       "ncclAllReduce), inverse, PSNR (ncclAllReduce): no coefficient leaves its GPU\n");
     if (e == EXP_BORN)
         fprintf(g_out, "every rank: pread of its rows (read%s), %s, its own file (write); no collective\n",
                 strcmp(backend, "gpu") ? ", and widened to floats" : "",
@@ -277,7 +280,7 @@ void report_result(app *A, int e, const char *backend, int k, const source *img,
     char keep[16] = "";
     table_line(e, img, R, one);
     print_links(e, img, R);
-    if (e == EXP_COMPRESS) {
+    if (is_compress(e)) {
         snprintf(keep, sizeof keep, "/k%d", KEEP_PCT[k]);
         fprintf(g_out, "       ^ keep %d%%: threshold %.6g (%llu equal to it, %llu of them kept), PSNR "
                        "%.3f dB (one process: %.3f dB)\n", KEEP_PCT[k], R->threshold, R->ties,
@@ -300,6 +303,6 @@ void report_cpu_ref(app *A, int e, const source *img)
 void print_verified(int e)
 {
     fprintf(g_out, "verified: every run equals the single-process result bit for bit (forward%s)\n",
-           e == EXP_COMPRESS ? ", kept coefficients, reconstruction, PSNR"
+           is_compress(e) ? ", kept coefficients, reconstruction, PSNR"
            : e == EXP_IO || e == EXP_DEVICE || e == EXP_NCCL || e == EXP_BORN ? "" : ", inverse");
 }

@@ -18,6 +18,7 @@ const gl_name NAMES[EXP_COUNT] = {
     {"nccl", "data resident on the GPUs, moved GPU to GPU by NCCL (NVLink where the GPUs have it); built with NCCL"},
     {"born", "born distributed: each rank reads its own rows, transforms them and writes its own file; no root"},
     {"compress", "keep the largest 10% and 1% of the whole image (radix select with MPI_Allreduce), PSNR"},
+    {"nccl_compress", "compress on the GPUs: histograms, ties and PSNR summed by ncclAllReduce; built with NCCL"},
     {"weak", "weak scaling: the seed mode with --size x --size pixels per rank"},
 };
 
@@ -307,7 +308,7 @@ size_list strong_sizes(const app *A, int e)
     const int *s = A->cli.quick ? quick : (A->cpu_only || e == EXP_CPU) ? cpu : gpu;
     int n = A->cli.quick ? 2 : (A->cpu_only || e == EXP_CPU) ? 3 : 5;
     for (int i = 0; i < n; i++) {
-        if (e == EXP_COMPRESS && !A->cli.quick && (long long)s[i] * s[i] > COMPRESS_MAX_PIXELS) continue;
+        if (e == EXP_COMPRESS && !A->cli.quick && (long long)s[i] * s[i] > COMPRESS_MAX_PIXELS) continue; /* host select */
         L.sides[L.n++] = s[i];
     }
     return L;
@@ -346,10 +347,11 @@ int experiment_selected(const app *A, int e) { return gl_cli_selected(&A->cli, N
 void check_experiments(const app *A)
 {
     for (int i = 0; i < A->cli.n_only; i++)
-        if (!strcmp(A->cli.only[i], NAMES[EXP_NCCL].name) && !nccl_built())
-            usage_error_everywhere(A, "--only nccl: this haar_mpi was built without NCCL (meson found no nccl.h "
-                                      "and libnccl; configure with -Dnccl=DIR, a folder with include/nccl.h and "
-                                      "lib/libnccl.so*: see labs/05_haar/README.md)");
+        for (int e = 0; e < EXP_COUNT; e++)
+            if (needs_nccl(e) && !strcmp(A->cli.only[i], NAMES[e].name) && !nccl_built())
+                usage_error_everywhere(A, "--only %s: this haar_mpi was built without NCCL (meson found no nccl.h "
+                                          "and libnccl; configure with -Dnccl=DIR, a folder with include/nccl.h and "
+                                          "lib/libnccl.so*: see labs/05_haar/README.md)", NAMES[e].name);
 }
 
 void check_sizes(const app *A)
