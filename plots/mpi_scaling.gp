@@ -17,7 +17,7 @@ set datafile separator whitespace # the data files mpi_charts.sh writes, not CSV
 if (chart eq "scaling") {
     n = words(labels)
     weak = exp eq "weak"
-    set multiplot layout 1, 2 title sprintf("Lab 05 part 2 - %s: scaling over ranks (%s)", exp, note)
+    set multiplot layout 1, 2 title sprintf("Lab 05 part 2 - %s: scaling over ranks (%s)", exp, note) noenhanced
     set xlabel "ranks"
     set logscale x 2
     set key top left
@@ -34,7 +34,7 @@ if (chart eq "scaling") {
     unset multiplot
 } else {
     phases = "read scatter h2d kernel d2h gather assemble write select psnr"
-    set title sprintf("Lab 05 part 2 - %s: where the time goes, per size / ranks (%s)", exp, note)
+    set title sprintf("Lab 05 part 2 - %s: where the time goes, per size / ranks (%s)", exp, note) noenhanced
     set style data histograms
     set style histogram rowstacked
     set style fill solid 0.85 border rgb "black"
