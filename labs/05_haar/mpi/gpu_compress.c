@@ -106,7 +106,10 @@ static void nccl_compress_once(const app *A, problem *P, gpu_sel *G, double *ph)
     phase_add(ph, PH_PSNR, now_ms() - t);
 }
 
-static void nccl_compress_run(const app *A, problem *P, void *ctx, double *ph) { nccl_compress_once(A, P, (gpu_sel *)ctx, ph); }
+static void nccl_compress_run(const app *A, problem *P, void *ctx, double *ph)
+{
+    nccl_compress_once(A, P, (gpu_sel *)ctx, ph);
+}
 
 /* nccl_compress: the pixels scattered and moved to the GPUs once, untimed; the communicator;
  * then per keep fraction the timed runs, the kept coefficients and the reconstruction copied

@@ -286,9 +286,9 @@ static void nccl_move(const app *A, problem *P, nccl_ctx *X, int gather)
     nccl_check(ncclGroupStart(), what, P->rank);
     if (P->rank == 0) {
         for (int r = 1; r < P->ranks; r++) {
-            size_t n = (size_t)P->counts[r] * w;
-            if (gather) nccl_check(ncclRecv(D->d_gathered + P->displs[r] * w, n, ncclFloat, r, X->comm, A->stream), what, 0);
-            else nccl_check(ncclSend(D->d_image + P->displs[r] * w, n, ncclFloat, r, X->comm, A->stream), what, 0);
+            size_t n = (size_t)P->counts[r] * w, at = P->displs[r] * w;
+            if (gather) nccl_check(ncclRecv(D->d_gathered + at, n, ncclFloat, r, X->comm, A->stream), what, 0);
+            else nccl_check(ncclSend(D->d_image + at, n, ncclFloat, r, X->comm, A->stream), what, 0);
         }
     } else if (gather) {
         nccl_check(ncclSend(P->d_out, P->strip_n, ncclFloat, 0, X->comm, A->stream), what, P->rank);

@@ -125,7 +125,8 @@ int main(int argc, char **argv)
         if (!experiment_selected(&A, e)) continue;
         int use_gpu = A.gpu >= 0 && e != EXP_CPU;
         if (needs_nccl(e) && !nccl_built()) { /* --only nccl without NCCL stopped in check_experiments */
-            if (A.world_rank == 0) fprintf(g_out, "\n== %s: not run (this haar_mpi was built without NCCL)\n", NAMES[e].name);
+            if (A.world_rank == 0)
+                fprintf(g_out, "\n== %s: not run (this haar_mpi was built without NCCL)\n", NAMES[e].name);
             continue;
         }
         if (needs_nccl(e) && A.gpu >= 0 && A.shared_gpus) { /* NCCL refuses a GPU twice in one communicator */

@@ -24,7 +24,9 @@
 #define TOL_CHECK_MAX_PIXELS (2048LL * 2048) /* one GPU against the C reference (tolerance) */
 
 /* The experiments, in the order of NAMES (setup.c). */
-enum { EXP_SEED, EXP_CPU, EXP_IO, EXP_DEVICE, EXP_NCCL, EXP_BORN, EXP_COMPRESS, EXP_NCCL_COMPRESS, EXP_WEAK, EXP_COUNT };
+enum {
+    EXP_SEED, EXP_CPU, EXP_IO, EXP_DEVICE, EXP_NCCL, EXP_BORN, EXP_COMPRESS, EXP_NCCL_COMPRESS, EXP_WEAK, EXP_COUNT
+};
 static inline int is_compress(int e) { return e == EXP_COMPRESS || e == EXP_NCCL_COMPRESS; }
 static inline int needs_nccl(int e) { return e == EXP_NCCL || e == EXP_NCCL_COMPRESS; }
 extern const gl_name NAMES[EXP_COUNT];

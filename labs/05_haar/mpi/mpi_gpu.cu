@@ -79,7 +79,8 @@ static __device__ unsigned long long global_index(size_t i, int width, const pla
     for (int r = 0; r < nrects; r++) {
         const place_rect t = rects[r];
         const size_t r0 = t.src / (size_t)width, c0 = t.src % (size_t)width;
-        if (row >= r0 && row < r0 + (size_t)t.rows && col >= c0 && col < c0 + (size_t)t.cols) return t.dst + (i - t.src);
+        if (row >= r0 && row < r0 + (size_t)t.rows && col >= c0 && col < c0 + (size_t)t.cols)
+            return t.dst + (i - t.src);
     }
     return ~0ull; /* not reached: the rectangles cover the strip */
 }

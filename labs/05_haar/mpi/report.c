@@ -78,7 +78,8 @@ static void csv_result(app *A, int e, const char *backend, const char *keep, con
         csv_ratio_row(A, NAMES[e].name, variant, S->n, R->ranks, R->psnr);
     }
     for (int d = 0; d < (R->link_kind == LINK_PCIE ? 3 : 2) && R->link_kind != LINK_NONE; d++) { /* the links */
-        static const char *const what[3][3] = {{"", "", ""}, {"pcie_h2d", "pcie_d2h", "host_memcpy"}, {"peer_out", "peer_in", ""}};
+        static const char *const what[3][3] = {
+            {"", "", ""}, {"pcie_h2d", "pcie_d2h", "host_memcpy"}, {"peer_out", "peer_in", ""}};
         snprintf(variant, sizeof variant, "%s/%s", backend, what[R->link_kind][d]);
         gl_row row = gl_row_new(NAMES[e].name, variant, (long long)S->n);
         row.param = R->ranks;
@@ -95,7 +96,8 @@ static void csv_result(app *A, int e, const char *backend, const char *keep, con
 static void print_links(int e, const source *S, const result *R)
 {
     if (R->link_kind == LINK_PCIE)
-        fprintf(g_out, "       ^ the image's %.1f MiB on rank 0, plain copies: cudaMemcpy from / to pinned memory (PCIe) "
+        fprintf(g_out, "       ^ the image's %.1f MiB on rank 0, plain copies: cudaMemcpy from / to pinned memory "
+                       "(PCIe) "
                        "H2D %.1f GB/s, D2H %.1f GB/s; memcpy on one core %.1f GB/s\n", 4.0 * S->n / 1048576.0,
                 R->link[0], R->link[1], R->link[2]);
     if (R->link_kind == LINK_PEER && e == EXP_NCCL) {
@@ -257,7 +259,8 @@ void print_experiment_header(const app *A, int e, const char *backend, const sou
     if (e == EXP_BORN)
         fprintf(g_out, "every rank: pread of its rows (read%s), %s, its own file (write); no collective\n",
                 strcmp(backend, "gpu") ? ", and widened to floats" : "",
-                strcmp(backend, "gpu") ? "the C reference (kernel)" : "to its GPU as bytes and widened there (h2d), kernel, d2h");
+                strcmp(backend, "gpu") ? "the C reference (kernel)"
+                                       : "to its GPU as bytes and widened there (h2d), kernel, d2h");
     if (first || e != EXP_WEAK) gl_table_header(g_out, TABLE, TABLE_COLS);
 }
 

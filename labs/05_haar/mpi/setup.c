@@ -308,7 +308,8 @@ size_list strong_sizes(const app *A, int e)
     const int *s = A->cli.quick ? quick : (A->cpu_only || e == EXP_CPU) ? cpu : gpu;
     int n = A->cli.quick ? 2 : (A->cpu_only || e == EXP_CPU) ? 3 : 5;
     for (int i = 0; i < n; i++) {
-        if (e == EXP_COMPRESS && !A->cli.quick && (long long)s[i] * s[i] > COMPRESS_MAX_PIXELS) continue; /* host select */
+        /* compress selects on the host: its sizes stop at COMPRESS_MAX_PIXELS (nccl_compress's do not) */
+        if (e == EXP_COMPRESS && !A->cli.quick && (long long)s[i] * s[i] > COMPRESS_MAX_PIXELS) continue;
         L.sides[L.n++] = s[i];
     }
     return L;
