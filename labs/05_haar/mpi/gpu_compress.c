@@ -7,10 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "haar_mpi.h"
-#include "mpi_gpu.h"
 
 #ifdef HAVE_NCCL
-#include <nccl.h>
+#include "mpi_nccl.h"
 
 typedef struct {
     const app *A;
@@ -24,19 +23,12 @@ typedef struct {
     compress_state *C;
 } gpu_sel;
 
-static void nccl_ok(ncclResult_t rc, const char *what, int rank)
-{
-    if (rc == ncclSuccess) return;
-    fprintf(stderr, "%s: [rank %d] nccl_compress: %s: %s\n", PROG, rank, what, ncclGetErrorString(rc));
-    MPI_Abort(MPI_COMM_WORLD, GL_EXIT_FAIL);
-}
-
 /* The n partial sums in d_sum, summed over the ranks and copied to h_sum. */
 static void sum_over_ranks(gpu_sel *G, size_t n)
 {
     if (G->comm)
-        nccl_ok(ncclAllReduce(G->d_sum, G->d_sum, n, ncclUint64, ncclSum, G->comm, G->A->stream), "ncclAllReduce",
-                G->P->rank);
+        nccl_check(ncclAllReduce(G->d_sum, G->d_sum, n, ncclUint64, ncclSum, G->comm, G->A->stream),
+                   "nccl_compress: ncclAllReduce", G->P->rank);
     GL_CHECK(cudaMemcpyAsync(G->h_sum, G->d_sum, n * sizeof *G->h_sum, cudaMemcpyDeviceToHost, G->A->stream));
     GL_CHECK(cudaStreamSynchronize(G->A->stream));
 }
@@ -69,12 +61,11 @@ static double gpu_drop(void *ctx, uint32_t t, unsigned long long cutoff)
     return NAN;
 }
 
-static float gpu_event_ms(const app *A)
+/* The kernels between events 0 and 1, once done. */
+static float kernels_ms(const app *A)
 {
-    float ms = 0;
     GL_CHECK(cudaEventSynchronize(A->ev[1]));
-    GL_CHECK(cudaEventElapsedTime(&ms, A->ev[0], A->ev[1]));
-    return ms;
+    return events_ms(A, 0, 1);
 }
 
 /* Lesson (the reduction, not the data, crosses): the top-k of the whole image needs every rank's
@@ -89,7 +80,7 @@ static void nccl_compress_once(const app *A, problem *P, gpu_sel *G, double *ph)
     GL_CHECK(haar_gpu_forward(HAAR_SINGLE_PASS, P->d_in, P->d_out, P->width, P->mine.rows, (size_t)P->width, P->levels,
                               A->conv, P->d_scratch, NULL, A->stream));
     GL_CHECK(cudaEventRecord(A->ev[1], A->stream));
-    phase_add(ph, PH_KERNEL, gpu_event_ms(A));
+    phase_add(ph, PH_KERNEL, kernels_ms(A));
     double t = now_ms();
     static const haar_sel_ops ops = {gpu_histogram, gpu_ties_below, gpu_drop};
     haar_mpi_select(&ops, G, (unsigned long long)C->S->n, C->keep, &C->sel);
@@ -98,7 +89,7 @@ static void nccl_compress_once(const app *A, problem *P, gpu_sel *G, double *ph)
     GL_CHECK(haar_gpu_inverse(HAAR_SINGLE_PASS, P->d_out, P->d_in, P->width, P->mine.rows, (size_t)P->width, P->levels,
                               A->conv, P->d_scratch, NULL, A->stream));
     GL_CHECK(cudaEventRecord(A->ev[1], A->stream));
-    phase_add(ph, PH_KERNEL, gpu_event_ms(A));
+    phase_add(ph, PH_KERNEL, kernels_ms(A));
     t = now_ms();
     GL_CHECK(squared_error(G->d_u8, P->d_in, P->strip_n, G->d_sum, A->stream));
     sum_over_ranks(G, 1);
@@ -125,25 +116,13 @@ void run_nccl_compress_experiment(const app *A, problem *P, const source *S, res
     gpu_sel G = {A, P, NULL, NULL, 0, NULL, NULL, NULL, &C};
     G.d_u8 = (unsigned char *)gl_device_alloc(P->strip_n, "the strip's pixels");
     GL_CHECK(cudaMemcpy(G.d_u8, P->h_u8, P->strip_n, cudaMemcpyHostToDevice));
-    haar_block b[HAAR_MAX_BLOCKS];
     place_rect rects[HAAR_MAX_BLOCKS];
-    G.nrects = haar_strip_blocks(P->width, P->height, A->levels, P->mine, b);
-    for (int i = 0; i < G.nrects; i++) {
-        rects[i].src = (size_t)b[i].strip_row * P->width + b[i].col;
-        rects[i].dst = (size_t)b[i].image_row * P->width + b[i].col;
-        rects[i].rows = b[i].rows;
-        rects[i].cols = b[i].cols;
-    }
+    G.nrects = strip_rects(P->width, P->height, A->levels, P->mine, 0, rects); /* its own strip, from row 0 */
     G.d_rects = (place_rect *)gl_device_alloc((size_t)G.nrects * sizeof *rects, "the rectangles");
     GL_CHECK(cudaMemcpy(G.d_rects, rects, (size_t)G.nrects * sizeof *rects, cudaMemcpyHostToDevice));
     G.d_sum = (unsigned long long *)gl_device_alloc(2048 * sizeof(unsigned long long), "the sums");
     GL_CHECK(cudaMallocHost((void **)&G.h_sum, 2048 * sizeof(unsigned long long)));
-    if (P->ranks > 1) {
-        ncclUniqueId id;
-        if (P->rank == 0) nccl_ok(ncclGetUniqueId(&id), "ncclGetUniqueId", 0);
-        MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, P->comm);
-        nccl_ok(ncclCommInitRank(&G.comm, P->ranks, id, P->rank), "ncclCommInitRank", P->rank);
-    }
+    G.comm = nccl_open(P);
     for (int k = 0; k < N_KEEP; k++) {
         C.keep = haar_keep_count(S->n, KEEP_PCT[k]);
         run_timed(A, P, nccl_compress_run, &G, &R[k]);
@@ -152,7 +131,7 @@ void run_nccl_compress_experiment(const app *A, problem *P, const source *S, res
         GL_CHECK(cudaMemcpy(C.h_rec, P->d_in, P->strip_n * sizeof(float), cudaMemcpyDeviceToHost));
         check_compress(A, P, S, &C, k, &R[k]);
     }
-    if (G.comm) nccl_ok(ncclCommDestroy(G.comm), "ncclCommDestroy", P->rank);
+    nccl_close(G.comm, P->rank);
     GL_CHECK(cudaFreeHost(G.h_sum));
     GL_CHECK(cudaFree(G.d_sum));
     GL_CHECK(cudaFree(G.d_rects));

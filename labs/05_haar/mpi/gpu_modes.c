@@ -7,9 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "haar_mpi.h"
-#include "mpi_gpu.h"
 #ifdef HAVE_NCCL
-#include <nccl.h>
+#include "mpi_nccl.h"
 #endif
 
 /* ---------------------------------------------------------------- mode: device (and nccl's buffers) */
@@ -20,6 +19,26 @@ typedef struct {
     place_rect *d_place;                    /* rank 0: every rank's sub-band rectangles, for place_rects */
     int nplace;
 } device_bufs;
+
+int strip_rects(int width, int height, int levels, haar_strip s, int src_row, place_rect *out)
+{
+    haar_block b[HAAR_MAX_BLOCKS];
+    int n = haar_strip_blocks(width, height, levels, s, b);
+    for (int i = 0; i < n; i++) {
+        out[i].src = ((size_t)src_row + b[i].strip_row) * width + b[i].col;
+        out[i].dst = (size_t)b[i].image_row * width + b[i].col;
+        out[i].rows = b[i].rows;
+        out[i].cols = b[i].cols;
+    }
+    return n;
+}
+
+float events_ms(const app *A, int from, int to)
+{
+    float ms = 0;
+    GL_CHECK(cudaEventElapsedTime(&ms, A->ev[from], A->ev[to]));
+    return ms;
+}
 
 /* staging: pinned host buffers for MPI when it is not CUDA-aware (the device mode). */
 static void device_open(const app *A, problem *P, const source *S, device_bufs *D, int staging)
@@ -32,17 +51,8 @@ static void device_open(const app *A, problem *P, const source *S, device_bufs *
         D->d_result = (float *)gl_device_alloc(bytes, "the assembled coefficients");
         GL_CHECK(cudaMemcpy(D->d_image, S->image, bytes, cudaMemcpyHostToDevice)); /* resident before timing */
         place_rect *tab = (place_rect *)gl_host_alloc((size_t)P->ranks * HAAR_MAX_BLOCKS * sizeof *tab, "rectangles");
-        for (int r = 0; r < P->ranks; r++) {
-            haar_block b[HAAR_MAX_BLOCKS];
-            int nb = haar_strip_blocks(P->width, P->height, A->levels, P->strips[r], b);
-            for (int i = 0; i < nb; i++) {
-                place_rect *t = &tab[D->nplace++];
-                t->src = ((size_t)P->displs[r] + b[i].strip_row) * P->width + b[i].col;
-                t->dst = (size_t)b[i].image_row * P->width + b[i].col;
-                t->rows = b[i].rows;
-                t->cols = b[i].cols;
-            }
-        }
+        for (int r = 0; r < P->ranks; r++) /* the gathered strips lie in rank order, strip r from row displs[r] */
+            D->nplace += strip_rects(P->width, P->height, A->levels, P->strips[r], P->displs[r], tab + D->nplace);
         D->d_place = (place_rect *)gl_device_alloc((size_t)D->nplace * sizeof *tab, "the rectangles");
         GL_CHECK(cudaMemcpy(D->d_place, tab, (size_t)D->nplace * sizeof *tab, cudaMemcpyHostToDevice));
         free(tab);
@@ -201,11 +211,27 @@ void nccl_version(char *buf, size_t len)
     snprintf(buf, len, "NCCL %d.%d.%d", v / 10000, (v / 100) % 100, v % 100);
 }
 
-static void nccl_check(ncclResult_t rc, const char *what, int rank)
+void nccl_check(ncclResult_t rc, const char *what, int rank)
 {
     if (rc == ncclSuccess) return;
     fprintf(stderr, "%s: [rank %d] %s: %s\n", PROG, rank, what, ncclGetErrorString(rc));
     MPI_Abort(MPI_COMM_WORLD, GL_EXIT_FAIL);
+}
+
+ncclComm_t nccl_open(const problem *P)
+{
+    if (P->ranks == 1) return NULL;
+    ncclUniqueId id;
+    ncclComm_t comm = NULL;
+    if (P->rank == 0) nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId", P->rank);
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, P->comm);
+    nccl_check(ncclCommInitRank(&comm, P->ranks, id, P->rank), "ncclCommInitRank", P->rank);
+    return comm;
+}
+
+void nccl_close(ncclComm_t comm, int rank)
+{
+    if (comm) nccl_check(ncclCommDestroy(comm), "ncclCommDestroy", rank);
 }
 
 /* Rank 0: the peer copies the scatter and the gather could make at most, from rank 0's process
@@ -306,13 +332,6 @@ static void gate_close(const app *A, nccl_ctx *X)
 }
 static void gate_open(nccl_ctx *X) { __atomic_store_n((int *)X->gate, 1, __ATOMIC_RELEASE); }
 
-static float event_ms(const app *A, int from, int to)
-{
-    float ms = 0;
-    GL_CHECK(cudaEventElapsedTime(&ms, A->ev[from], A->ev[to]));
-    return ms;
-}
-
 /* Lesson (the data move GPU to GPU): rank 0's GPU holds the picture; ncclSend / ncclRecv, grouped
  * so that every strip moves at once, carry each strip over NVLink (or whatever joins the GPUs:
  * NCCL picks the path) straight into the other GPUs' memory: no host copy, no staging. The kernel
@@ -340,15 +359,15 @@ static void nccl_once(const app *A, problem *P, nccl_ctx *X, double *ph)
     GL_CHECK(cudaEventRecord(A->ev[2], A->stream));
     if (P->ranks == 1) gate_open(X);
     GL_CHECK(cudaEventSynchronize(A->ev[2]));
-    if (P->ranks > 1) phase_add(ph, PH_SCATTER, event_ms(A, 0, 1));
-    phase_add(ph, PH_KERNEL, event_ms(A, 1, 2));
+    if (P->ranks > 1) phase_add(ph, PH_SCATTER, events_ms(A, 0, 1));
+    phase_add(ph, PH_KERNEL, events_ms(A, 1, 2));
     if (P->ranks == 1) return;
     MPI_Barrier(P->comm);
     GL_CHECK(cudaEventRecord(A->ev[0], A->stream));
     nccl_move(A, P, X, 1);
     GL_CHECK(cudaEventRecord(A->ev[1], A->stream));
     GL_CHECK(cudaEventSynchronize(A->ev[1]));
-    phase_add(ph, PH_GATHER, event_ms(A, 0, 1));
+    phase_add(ph, PH_GATHER, events_ms(A, 0, 1));
     if (P->rank != 0) return;
     double t = now_ms();
     device_assemble(A, P, D);
@@ -367,11 +386,8 @@ void run_nccl_experiment(const app *A, problem *P, const source *S, result *R)
     nccl_ctx X = {S, &D, NULL, NULL, NULL};
     GL_CHECK(cudaHostAlloc((void **)&X.gate, sizeof(int), cudaHostAllocMapped));
     GL_CHECK(cudaHostGetDevicePointer((void **)&X.gate_dev, (void *)X.gate, 0));
-    if (P->ranks > 1) {
-        ncclUniqueId id;
-        if (P->rank == 0) nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId", P->rank);
-        MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, P->comm);
-        nccl_check(ncclCommInitRank(&X.comm, P->ranks, id, P->rank), "ncclCommInitRank", P->rank);
+    X.comm = nccl_open(P);
+    if (X.comm) {
         /* NCCL connects a pair of peers on their first transfer each way: both once here, ungated */
         if (P->rank != 0) GL_CHECK(cudaMemsetAsync(P->d_out, 0, P->strip_n * sizeof(float), A->stream));
         nccl_move(A, P, &X, 0);
@@ -385,7 +401,7 @@ void run_nccl_experiment(const app *A, problem *P, const source *S, result *R)
         add_checked(R, verify(label(what, sizeof what, "nccl", P, "forward (assembled on rank 0's GPU)"), P->h_out,
                               S->ref_forward, S->n));
     }
-    if (X.comm) nccl_check(ncclCommDestroy(X.comm), "ncclCommDestroy", P->rank);
+    nccl_close(X.comm, P->rank);
     GL_CHECK(cudaFreeHost((void *)X.gate));
     measure_peers(A, P, &D, R);
     device_close(&D);

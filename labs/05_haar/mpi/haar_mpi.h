@@ -14,6 +14,7 @@
 #include "haar.h"
 #include "haar_gpu.h"
 #include "mpi_compress.h"
+#include "mpi_gpu.h"
 #include "mpi_layout.h"
 
 #define PROG "haar_mpi"
@@ -184,6 +185,11 @@ void check_compress(const app *A, problem *P, const source *S, const compress_st
 void run_nccl_compress_experiment(const app *A, problem *P, const source *S, result *R);
 
 /* ---- gpu_modes.c ---- */
+/* The milliseconds between events A->ev[from] and A->ev[to] (to already complete). */
+float events_ms(const app *A, int from, int to);
+/* Strip s's 3L + 1 sub-band rectangles as place_rect: src in a buffer where the strip starts at
+ * row src_row (rows of `width` floats), dst in the image's layout. Returns their number. */
+int strip_rects(int width, int height, int levels, haar_strip s, int src_row, place_rect *out);
 void run_device_experiment(const app *A, problem *P, const source *S, result *R);
 void run_nccl_experiment(const app *A, problem *P, const source *S, result *R);
 int nccl_built(void); /* 1 when haar_mpi was built with NCCL */

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "mpi_gpu.h"
 #include "haar_mpi.h"
 
 /* ---- mode: seed (and cpu) ---- */

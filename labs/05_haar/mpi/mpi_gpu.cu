@@ -1,6 +1,16 @@
-/* mpi_gpu.cu - Lab 05 part 2 (haar_mpi): its two kernels of its own, beside the lab's transform. */
+/* mpi_gpu.cu - Lab 05 part 2 (haar_mpi): its own kernels beside the lab's transform: born's widening, the
+ * sub-bands' placement, nccl_compress's selection and PSNR sums, and the timing gate. */
 #include <cuda_runtime.h>
 #include "mpi_gpu.h"
+
+/* A grid of 8 blocks of 256 an SM, at most one thread an element. */
+static unsigned grid_for(size_t n)
+{
+    int dev = 0, sms = 132;
+    if (cudaGetDevice(&dev) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    const size_t want = (n + 255) / 256, cap = (size_t)sms * 8;
+    return (unsigned)(want < cap ? (want ? want : 1) : cap);
+}
 
 /* Lesson (bytes, not floats, over PCIe): the picture has 8 bits a pixel and the transform wants
  * floats. Widened on the host, every pixel crosses PCIe as 4 bytes; widened here, as 1, and the
@@ -17,12 +27,7 @@ extern "C" cudaError_t born_widen(const unsigned char *d_u8, float *d_f32, size_
 {
     if (n % 4) return cudaErrorInvalidValue; /* strips are whole rows of 2^levels-wide images: n % 4 == 0 for L >= 1 */
     const size_t n4 = n / 4;
-    int sms = 0, dev = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (e != cudaSuccess) return e;
-    const size_t want = (n4 + 255) / 256, cap = (size_t)sms * 8;
-    widen_u8_to_f32<<<(unsigned)(want < cap ? want : cap), 256, 0, s>>>((const uchar4 *)d_u8, (float4 *)d_f32, n4);
+    widen_u8_to_f32<<<grid_for(n4), 256, 0, s>>>((const uchar4 *)d_u8, (float4 *)d_f32, n4);
     return cudaGetLastError();
 }
 
@@ -135,15 +140,6 @@ __global__ void squared_error_kernel(const unsigned char *orig, const float *rec
     }
     for (int o = 16; o; o >>= 1) mine += __shfl_down_sync(0xffffffffu, mine, o);
     if ((threadIdx.x & 31) == 0 && mine) atomicAdd(se, mine);
-}
-
-/* A grid of 8 blocks of 256 an SM, at most one thread an element. */
-static unsigned grid_for(size_t n)
-{
-    int dev = 0, sms = 132;
-    if (cudaGetDevice(&dev) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    const size_t want = (n + 255) / 256, cap = (size_t)sms * 8;
-    return (unsigned)(want < cap ? (want ? want : 1) : cap);
 }
 
 extern "C" cudaError_t sel_histogram(const float *x, size_t n, int shift, int above, unsigned mask, unsigned prefix,
