@@ -1,6 +1,7 @@
 /* modes.c - Lab 05 part 2 (haar_mpi): the experiments. One run of each mode (seed and cpu, io,
- * device, compress), the timed repetitions (per phase the maximum over ranks, the median over
- * runs), and the checks of every multi-rank result against the single-process one, bit for bit. */
+ * born, compress; device and nccl are in gpu_modes.c, nccl_compress in gpu_compress.c), the timed
+ * repetitions (per phase the maximum over ranks, the median over runs), and the checks of every
+ * multi-rank result against the single-process one, bit for bit. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -177,11 +178,9 @@ static void born_once(const app *A, problem *P, born_state *B, double *ph)
         GL_CHECK(cudaMemcpyAsync(B->f32, P->d_out, P->strip_n * sizeof(float), cudaMemcpyDeviceToHost, s));
         GL_CHECK(cudaEventRecord(A->ev[3], s));
         GL_CHECK(cudaEventSynchronize(A->ev[3]));
-        float ms[3];
-        for (int i = 0; i < 3; i++) GL_CHECK(cudaEventElapsedTime(&ms[i], A->ev[i], A->ev[i + 1]));
-        phase_add(ph, PH_H2D, ms[0]); /* the bytes, and their widening to floats */
-        phase_add(ph, PH_KERNEL, ms[1]);
-        phase_add(ph, PH_D2H, ms[2]);
+        phase_add(ph, PH_H2D, events_ms(A, 0, 1)); /* the bytes, and their widening to floats */
+        phase_add(ph, PH_KERNEL, events_ms(A, 1, 2));
+        phase_add(ph, PH_D2H, events_ms(A, 2, 3));
     } else {
         strip_transform(A, P, B->f32, 0, ph);
     }
