@@ -3,6 +3,8 @@
 # and CSVs written to OUTDIR. Steps:
 #   build     fresh build in $BUILD (default /tmp/gpl-build); architectures $ARCH (default list)
 #   test      meson test (all suites)
+#   suite     meson's gpu suite in less time: the timing-checked --quick tests alone, then the rest
+#             8 at a time (tools/gpu_suite.py -> gpu_suite.tsv, gpu_suite.logs/)
 #   sanitize  compute-sanitizer memcheck, racecheck, initcheck, synccheck on every lab's --quick
 #   full      every lab's full run, CSV and log (NN_name.csv, NN_name.log); for Lab 04 also the
 #             OpenCV and CuPy peers of the sizes experiment (plots/filter_peers.py ->
@@ -38,6 +40,8 @@ for step in "$@"; do
              >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; } ;;
     test) meson test -C "$build" --print-errorlogs >"$out/test.log" 2>&1 || status=1
           grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped):" "$out/test.log" ;;
+    suite) python3 "$root/tools/gpu_suite.py" "$build" "$out/gpu_suite.tsv" gpu 8 >"$out/gpu_suite.txt" 2>&1 || status=1
+           tail -1 "$out/gpu_suite.txt"; grep -E " (FAIL) " "$out/gpu_suite.txt" ;;
     sanitize)
       while read -r lab exe; do
         extras=("")
