@@ -16,6 +16,7 @@ skipped in S s". Exit 0 only if no test failed."""
 import concurrent.futures
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -37,26 +38,21 @@ def run_one(index, test, build, logdir):
     with open(os.path.join(logdir, f"{index}.log"), "w") as log:
         log.write("$ " + " ".join(test["cmd"]) + "\n")
         log.flush()
+        # a process group of its own, so that a test past its timeout is ended with all it started
+        proc = subprocess.Popen(test["cmd"], cwd=test.get("workdir") or build, env=env, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            rc = subprocess.run(test["cmd"], cwd=test.get("workdir") or build, env=env, stdout=log,
-                                stderr=subprocess.STDOUT, timeout=test.get("timeout") or 30).returncode
+            rc = proc.wait(timeout=test.get("timeout") or 30)
         except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
             rc = "timeout"
     result = "OK" if rc == 0 else "SKIP" if rc == 77 else "FAIL"
     return index, result, rc, time.monotonic() - start
 
 
-def main():
-    if len(sys.argv) < 3:
-        print(__doc__.splitlines()[0], file=sys.stderr)
-        return 2
-    build, out = sys.argv[1], sys.argv[2]
-    suite = sys.argv[3] if len(sys.argv) > 3 else "gpu"
-    jobs = int(sys.argv[4]) if len(sys.argv) > 4 else 8
-    tests = load_tests(build, suite)
-    if not tests:
-        print(f"no test in suite '{suite}' of {build}", file=sys.stderr)
-        return 2
+def run_suite(tests, build, out, jobs):
+    """Runs tests (meson introspect's records) as the docstring says; returns {OK, FAIL, SKIP: count}."""
     logdir = os.path.splitext(out)[0] + ".logs"
     os.makedirs(logdir, exist_ok=True)
     alone = [i for i, t in enumerate(tests) if timing_checked(t)]
@@ -79,7 +75,21 @@ def main():
             f.write("%d\t%s\t%s\t%s\t%s\t%.1f\n" % row)
     count = {k: sum(r[3] == k for r in rows) for k in ("OK", "FAIL", "SKIP")}
     print(f"{count['OK']} OK, {count['FAIL']} failed, {count['SKIP']} skipped in {time.monotonic() - start:.0f} s")
-    return 1 if count["FAIL"] else 0
+    return count
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__.splitlines()[0], file=sys.stderr)
+        return 2
+    build, out = sys.argv[1], sys.argv[2]
+    suite = sys.argv[3] if len(sys.argv) > 3 else "gpu"
+    jobs = int(sys.argv[4]) if len(sys.argv) > 4 else 8
+    tests = load_tests(build, suite)
+    if not tests:
+        print(f"no test in suite '{suite}' of {build}", file=sys.stderr)
+        return 2
+    return 1 if run_suite(tests, build, out, jobs)["FAIL"] else 0
 
 
 if __name__ == "__main__":
