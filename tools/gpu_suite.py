@@ -84,7 +84,11 @@ def main():
         return 2
     build, out = sys.argv[1], sys.argv[2]
     suite = sys.argv[3] if len(sys.argv) > 3 else "gpu"
-    jobs = int(sys.argv[4]) if len(sys.argv) > 4 else 8
+    jobs = sys.argv[4] if len(sys.argv) > 4 else "8"
+    if not jobs.isdigit() or not 1 <= int(jobs) <= 64:
+        print(f"JOBS '{jobs}' is invalid: allowed integers 1..64", file=sys.stderr)
+        return 2
+    jobs = int(jobs)
     tests = load_tests(build, suite)
     if not tests:
         print(f"no test in suite '{suite}' of {build}", file=sys.stderr)
