@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """tests/gpu_suite_test.py TOOL: tools/gpu_suite.py's runner on made-up tests, no GPU and no meson:
 exit codes read as meson reads them (0 OK, 77 skipped, other codes and timeouts failed), each test's
-environment and working directory, a test past its timeout ended with the processes it started, the timing-checked test run alone before the others, the others
-really run side by side, and the TSV and logs written. Exit 0 if every check holds."""
+environment and working directory, a test past its timeout ended with the processes it started, the
+timing-checked test run alone before the others, the others really run side by side, and the TSV and
+logs written. Exit 0 if every check holds."""
 import importlib.util
 import os
 import sys
