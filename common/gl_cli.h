@@ -1,7 +1,7 @@
 /* gl_cli.h - the command line every lab shares (pure C11; no CUDA needed).
  *
- *   --help  --list  --only NAME[,NAME]  --quick  --size N  --reps N  --warmup N  --seed S
- *   --device N  --sms N  --csv FILE|-  --flush-l2  --once
+ *   --help  --list  --ladders  --only NAME[,NAME]  --all  --quick  --size N  --reps N  --warmup N
+ *   --seed S  --device N  --sms N  --csv FILE|-  --flush-l2  --once
  *
  * Two environment variables set defaults that the whole gpu suite can run under:
  *   GL_SMS=N                    as --sms N (a flag given on the command line wins)
@@ -38,6 +38,20 @@ typedef struct {
 
 #define GL_MAX_OPTS 4
 
+/* A curated ladder: the rungs of one experiment that the default run measures, in ladder order,
+ * each adding one idea to the rung before it. The experiment's other rungs (the search behind the
+ * ladder) run with --all, or when --only names them. An experiment without a ladder runs every rung
+ * by default. `--ladders` prints them (a cpu test pins them: growing a ladder is a decision). */
+typedef struct {
+    const char *experiment; /* as the CSV's experiment column spells it (e.g. "median") */
+    const char *name;       /* NULL, or which of the experiment's ladders (e.g. cnn's "fp32") */
+    const char *const *rungs;
+    int n_rungs;
+    const char *what; /* one line: what the rest of the experiment's rungs are, and where they are told */
+} gl_ladder;
+
+#define GL_LADDER(experiment, name, rungs, what) {experiment, name, rungs, (int)(sizeof rungs / sizeof rungs[0]), what}
+
 typedef struct {
     const char *prog;    /* executable name, used in every message */
     const char *summary; /* one line: what the lab teaches */
@@ -48,6 +62,8 @@ typedef struct {
     int takes_images;             /* 1: the lab accepts --image FILE and --save DIR */
     const gl_opt *opts;           /* the lab's own integer options (NULL: none) */
     int n_opts;                   /* at most GL_MAX_OPTS */
+    const gl_ladder *ladders;     /* the curated ladders (NULL: none; every rung is in the default run) */
+    int n_ladders;
 } gl_cli_spec;
 
 typedef struct {
@@ -60,6 +76,9 @@ typedef struct {
 
 typedef struct {
     int quick;
+    int all;        /* --all: every rung of every experiment, not only the curated ladders */
+    const gl_ladder *ladders; /* the spec's ladders (gl_cli_rung) */
+    int n_ladders;
     long long size; /* 0: the lab's default sizes */
     int device;
     int sms;                   /* --sms N / GL_SMS: run on N SMs (a green context); 0: the whole GPU */
@@ -85,6 +104,8 @@ static inline void gl_cli_help(const gl_cli_spec *s, FILE *f)
             "  --help             this text\n"
             "  --list             list experiments and variants, then exit\n"
             "  --only NAME[,..]   run only these experiments or variants (names from --list)\n"
+            "  --all              every rung we have, not only the curated ladders (--ladders)\n"
+            "  --ladders          the curated ladders: the rungs the default run measures, then exit\n"
             "  --quick            small sizes and few repetitions (used by the tests)\n"
             "  --size N           %s; allowed %lld..%lld\n"
             "  --reps N           timed repetitions, median reported (default 20; 1..100000)\n"
@@ -118,6 +139,20 @@ static inline void gl_cli_list(const gl_cli_spec *s, FILE *f)
         width = len + 1 > width ? len + 1 : width;
     }
     for (int i = 0; i < s->n_names; i++) fprintf(f, "%-*s %s\n", width, s->names[i].name, s->names[i].help);
+}
+
+/* --ladders: one line per curated ladder, "experiment: rung rung ..." (the default run's rungs in
+ * ladder order), then what the other rungs are. */
+static inline void gl_cli_ladders(const gl_cli_spec *s, FILE *f)
+{
+    if (s->n_ladders == 0) fprintf(f, "%s: no curated ladders: the default run measures every rung\n", s->prog);
+    for (int i = 0; i < s->n_ladders; i++) {
+        const gl_ladder *l = &s->ladders[i];
+        fprintf(f, "%s%s%s (%d rungs):", l->experiment, l->name ? "/" : "", l->name ? l->name : "", l->n_rungs);
+        for (int r = 0; r < l->n_rungs; r++) fprintf(f, " %s", l->rungs[r]);
+        fprintf(f, "\n");
+        if (l->what) fprintf(f, "  (--all adds %s)\n", l->what);
+    }
 }
 
 /* Parse a whole decimal (or 0x hex) integer in [lo, hi]; 0 on success. */
@@ -270,7 +305,9 @@ static inline int gl_cli_parse(gl_cli *c, const gl_cli_spec *s, int argc, char *
     gl_cli_defaults(c);
     for (int i = 0; i < s->n_opts && i < GL_MAX_OPTS; i++) c->opt[i] = s->opts[i].def;
     if (gl_cli_environment(c, s->prog, err)) return GL_CLI_USAGE;
-    int list = 0;
+    int list = 0, ladders = 0;
+    c->ladders = s->ladders;
+    c->n_ladders = s->n_ladders;
     for (int i = 1; i < argc; i++) {
         char flag[64];
         const char *arg = argv[i], *val = NULL;
@@ -285,6 +322,8 @@ static inline int gl_cli_parse(gl_cli *c, const gl_cli_spec *s, int argc, char *
         int *sw = !strcmp(flag, "--quick") ? &c->quick
                 : !strcmp(flag, "--flush-l2") ? &c->timing.flush_l2
                 : !strcmp(flag, "--once") ? &c->timing.once
+                : !strcmp(flag, "--all") ? &c->all
+                : !strcmp(flag, "--ladders") ? &ladders
                 : !strcmp(flag, "--list") ? &list : NULL;
         if (!strcmp(flag, "--help") || !strcmp(flag, "-h")) {
             gl_cli_help(s, stdout);
@@ -379,6 +418,10 @@ static inline int gl_cli_parse(gl_cli *c, const gl_cli_spec *s, int argc, char *
         gl_cli_list(s, stdout);
         return GL_CLI_EXIT_OK;
     }
+    if (ladders) {
+        gl_cli_ladders(s, stdout);
+        return GL_CLI_EXIT_OK;
+    }
     if (c->quick) {
         c->timing.reps = c->timing.reps < 5 ? c->timing.reps : 5;
         c->timing.budget_ms = 200.0;
@@ -397,6 +440,38 @@ static inline int gl_cli_selected(const gl_cli *c, const char *experiment, const
     for (int i = 0; i < c->n_only; i++)
         if (!strcmp(c->only[i], experiment) || (variant && !strcmp(c->only[i], variant))) return 1;
     return 0;
+}
+
+/* Is `variant` a rung of a curated ladder of `experiment` (or has that experiment no ladder)? */
+static inline int gl_cli_on_ladder(const gl_cli *c, const char *experiment, const char *variant)
+{
+    int has_ladder = 0;
+    for (int i = 0; i < c->n_ladders; i++) {
+        const gl_ladder *l = &c->ladders[i];
+        if (strcmp(l->experiment, experiment)) continue;
+        has_ladder = 1;
+        for (int r = 0; r < l->n_rungs; r++)
+            if (!strcmp(l->rungs[r], variant)) return 1;
+    }
+    return !has_ladder;
+}
+
+/* Is rung `variant` of `experiment`'s ladder in this run: a curated rung always; any other with
+ * --all, or when --only names it. (Also for experiments that reuse a ladder's rungs, e.g. Lab 04's
+ * sizes runs beyond's.) */
+static inline int gl_cli_curated(const gl_cli *c, const char *experiment, const char *variant)
+{
+    if (c->all || gl_cli_on_ladder(c, experiment, variant)) return 1;
+    for (int i = 0; i < c->n_only; i++)
+        if (!strcmp(c->only[i], variant)) return 1;
+    return 0;
+}
+
+/* Does this run measure rung `variant` of `experiment`: the experiment selected (--only) and the
+ * rung in the run (gl_cli_curated)? */
+static inline int gl_cli_rung(const gl_cli *c, const char *experiment, const char *variant)
+{
+    return gl_cli_selected(c, experiment, variant) && gl_cli_curated(c, experiment, variant);
 }
 
 /* An experiment that is not part of the default --quick run (e.g. a sweep over SM counts): it runs

@@ -133,16 +133,20 @@ static inline int gl_image_generate_rgb(gl_image_rgb *img, int width, int height
     if (!gl_image_size_ok(width, height)) return -1;
     size_t n = (size_t)width * height;
     unsigned char *p = (unsigned char *)malloc(3 * n);
-    if (!p) return -1;
-    for (int c = 0; c < 3; c++) {
-        gl_image g;
-        if (gl_image_generate(&g, width, height, seed + (uint64_t)c)) {
-            free(p);
-            return -1;
-        }
-        for (size_t i = 0; i < n; i++) p[3 * i + c] = g.pixels[i];
-        gl_image_free(&g);
+    gl_image g[3];
+    int failed = p == NULL;
+    /* the three channels side by side (each its own generator: the same bytes as one after another) */
+    GL_PARALLEL_FOR_WITH(reduction(| : failed))
+    for (int c = 0; c < 3; c++) failed |= gl_image_generate(&g[c], width, height, seed + (uint64_t)c) != 0;
+    if (failed) {
+        for (int c = 0; c < 3; c++) gl_image_free(&g[c]); /* a failed one is zeroed: free(NULL) */
+        free(p);
+        return -1;
     }
+    GL_PARALLEL_FOR
+    for (long long i = 0; i < (long long)n; i++)
+        for (int c = 0; c < 3; c++) p[3 * i + c] = g[c].pixels[i];
+    for (int c = 0; c < 3; c++) gl_image_free(&g[c]);
     img->width = width;
     img->height = height;
     img->pixels = p;

@@ -15,6 +15,7 @@
 #include "gl_device.h"
 #include "gl_green.h"
 #include "gl_image.h"
+#include "gl_progress.h"
 #include "gl_report.h"
 #include "gl_rng.h"
 #include "gl_timing.h"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # lab_quick.sh EXE CHECKS.awk [--timeline MIN] [--save 'PREFIX...']: a lab's quick test (gpu suite).
-# Runs EXE --quick (every kernel verified inside; a mismatch exits 1; 77: no usable GPU), then the
+# Runs EXE --quick --all (every rung, not only the curated ladders; every kernel verified inside; a mismatch exits 1; 77: no usable GPU), then the
 # lab's checks on its CSV: awk -F, with tests/quick/csv.awk (the header: col[], meta[]) and then
 # CHECKS.awk, which exits 1 on a failed check. --timeline: the CSV's timeline must lie beside it
 # with more than MIN block records; --save: the run also gets --save DIR and must write a PNG
@@ -19,7 +19,7 @@ while [ $# -gt 0 ]; do
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$exe" --quick ${save:+--save "$tmp"} --csv "$tmp/out.csv" >"$tmp/log" 2>&1
+"$exe" --quick --all ${save:+--save "$tmp"} --csv "$tmp/out.csv" >"$tmp/log" 2>&1
 rc=$?
 cat "$tmp/log"
 [ "$rc" -eq 77 ] && exit 77

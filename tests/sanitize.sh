@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sanitize.sh TOOL EXE [ARGS...]: run a lab's --quick (2 repetitions, no warm-up, then ARGS, e.g.
+# sanitize.sh TOOL EXE [ARGS...]: run a lab's --quick --all (every rung; 2 repetitions, no warm-up, then ARGS, e.g.
 # --only cnn) under compute-sanitizer's TOOL (memcheck, racecheck, initcheck, synccheck); pass on
 # 0 errors. Exit 77 (skipped) when
 # compute-sanitizer is not installed or the lab finds no usable GPU.
@@ -11,7 +11,7 @@ for d in /usr/local/cuda/bin "$(dirname "$(command -v nvcc 2>/dev/null || echo /
     [ -z "$cs" ] && [ -x "$d/compute-sanitizer" ] && cs=$d/compute-sanitizer
 done
 [ -n "$cs" ] || { echo "compute-sanitizer not found: skipped"; exit 77; }
-out=$("$cs" --tool "$tool" --error-exitcode 3 "$exe" --quick --reps 2 --warmup 0 "$@" 2>&1)
+out=$("$cs" --tool "$tool" --error-exitcode 3 "$exe" --quick --all --reps 2 --warmup 0 "$@" 2>&1)
 rc=$?
 tail -5 <<<"$out"
 grep -q "no usable CUDA GPU\|is not usable" <<<"$out" && [ $rc -eq 77 ] && exit 77

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include "check.h"
 #include "gl_cli.h"
+#include "gl_progress.h"
 #include "gl_green.h"
 #include "gl_report.h"
 #include "gl_rng.h"
@@ -128,10 +129,16 @@ static void test_csv(void)
 }
 
 static const gl_name NAMES[] = {{"alpha", "a"}, {"beta", "b"}, {"b1", "variant of beta"}};
-static const gl_cli_spec SPEC = {"prog", "test", NAMES, 3, 32, 1 << 20, "elements", 0, NULL, 0};
-static const gl_cli_spec SPEC_IMG = {"prog", "test", NAMES, 3, 32, 1 << 20, "elements", 1, NULL, 0};
+#define SPEC_BASE .prog = "prog", .summary = "test", .names = NAMES, .n_names = 3, .size_min = 32, \
+                  .size_max = 1 << 20, .size_help = "elements"
+static const gl_cli_spec SPEC = {SPEC_BASE};
+static const gl_cli_spec SPEC_IMG = {SPEC_BASE, .takes_images = 1};
 static const gl_opt OPTS[] = {{"--levels", "levels of the transform", 1, 15, 4}, {"--k", "a second one", -3, 3, 0}};
-static const gl_cli_spec SPEC_OPT = {"prog", "test", NAMES, 3, 32, 1 << 20, "elements", 0, OPTS, 2};
+static const gl_cli_spec SPEC_OPT = {SPEC_BASE, .opts = OPTS, .n_opts = 2};
+
+static const char *const LADDER_B[] = {"b1", "b3"};
+static const gl_ladder LADDERS_B[] = {GL_LADDER("beta", NULL, LADDER_B, "b2 (a notebook)")};
+static const gl_cli_spec SPEC_LADDER = {SPEC_BASE, .ladders = LADDERS_B, .n_ladders = 1};
 
 static const gl_cli_spec *parse_spec = &SPEC;
 
@@ -328,12 +335,80 @@ static void test_cli(void)
     parse_spec = &SPEC;
 }
 
+/* The curated ladders: the default run measures a ladder's rungs only; --all, or --only naming a
+ * rung, adds the others; experiments without a ladder run every rung; --ladders is a clean exit. */
+static void test_ladders(void)
+{
+    gl_cli c;
+    char msg[1024];
+    parse_spec = &SPEC_LADDER;
+    int rc = parse(&c, msg, sizeof msg, 1, ARGV(NULL));
+    CHECK(rc == GL_CLI_RUN && !c.all, "defaults: %d %s", rc, msg);
+    CHECK(gl_cli_rung(&c, "beta", "b1") && gl_cli_rung(&c, "beta", "b3"), "the ladder's rungs run");
+    CHECK(!gl_cli_rung(&c, "beta", "b2") && !gl_cli_curated(&c, "beta", "b2"), "b2 is off the ladder");
+    CHECK(gl_cli_rung(&c, "alpha", "anything"), "no ladder: every rung");
+    rc = parse(&c, msg, sizeof msg, NARGS("--all"), ARGV("--all"));
+    CHECK(rc == GL_CLI_RUN && c.all && gl_cli_rung(&c, "beta", "b2"), "--all: every rung");
+    rc = parse(&c, msg, sizeof msg, NARGS("--only", "b1"), ARGV("--only", "b1"));
+    CHECK(rc == GL_CLI_RUN && gl_cli_rung(&c, "beta", "b1") && !gl_cli_rung(&c, "beta", "b3"),
+          "--only a rung: that rung alone");
+    CHECK(!gl_cli_rung(&c, "alpha", "x"), "--only b1: alpha is not selected");
+    rc = parse(&c, msg, sizeof msg, NARGS("--only", "alpha"), ARGV("--only", "alpha"));
+    CHECK(!gl_cli_rung(&c, "beta", "b1") && gl_cli_curated(&c, "beta", "b1") && !gl_cli_curated(&c, "beta", "b2"),
+          "curated ignores --only's experiments, rung does not");
+    EXPECT_USAGE("--all takes no value", "--all=1");
+    FILE *out = tmpfile();
+    gl_cli_ladders(&SPEC_LADDER, out);
+    rewind(out);
+    size_t n = fread(msg, 1, sizeof msg - 1, out);
+    msg[n] = '\0';
+    fclose(out);
+    CHECK(!strcmp(msg, "beta (2 rungs): b1 b3\n  (--all adds b2 (a notebook))\n"), "--ladders text: '%s'", msg);
+    parse_spec = &SPEC;
+}
+
+/* Progress lines: with GL_PROGRESS_EVERY_S=0 every tick is a plain line on a file (stderr here),
+ * then the closing line; with the default, ticks closer than 2 s apart print nothing. */
+static void test_progress(void)
+{
+    char path[] = "/tmp/gl_progress_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "mkstemp");
+    if (fd < 0) return;
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fd, 2);
+    setenv("GL_PROGRESS_EVERY_S", "0", 1);
+    gl_progress p;
+    gl_progress_begin(&p, 3, "reference %d", 7);
+    for (int i = 1; i <= 3; i++) gl_progress_tick(&p, i, i == 2 ? "two" : NULL);
+    gl_progress_end(&p);
+    unsetenv("GL_PROGRESS_EVERY_S");
+    gl_progress_begin(&p, 100, "quiet");
+    for (int i = 1; i <= 100; i++) gl_progress_tick(&p, i, NULL);
+    gl_progress_end(&p); /* well under 2 s: nothing at all */
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    char text[512];
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = '\0';
+    if (f) fclose(f);
+    unlink(path);
+    CHECK(strstr(text, "reference 7: 1/3 (0 s)\nreference 7: 2/3 two (0 s)\nreference 7: 3/3 (0 s)\n"),
+          "tick lines: '%s'", text);
+    CHECK(strstr(text, "reference 7: done, ") && !strstr(text, "quiet"), "closing line, quiet step: '%s'", text);
+}
+
 int main(void)
 {
     test_rng();
     test_stats();
     test_csv();
     test_cli();
+    test_ladders();
+    test_progress();
     test_sms();
     test_csv_errors();
     return check_report("test_common");

@@ -43,15 +43,14 @@ static const gl_name NAMES[] = {
 };
 
 static const gl_cli_spec SPEC = {
-    PROG,
-    "Lab 02: warp divergence (serialised paths, efficiency, sorting, predication)",
-    NAMES,
-    (int)(sizeof NAMES / sizeof NAMES[0]),
-    1024,
-    1LL << 28,
-    "threads = elements, a multiple of 1024, for every experiment instead of the default sizes",
-    0, /* no --image / --save */
-    NULL, 0, /* no options of its own */
+    .prog = PROG,
+    .summary = "Lab 02: warp divergence (serialised paths, efficiency, sorting, predication)",
+    .names = NAMES,
+    .n_names = (int)(sizeof NAMES / sizeof NAMES[0]),
+    .size_min = 1024,
+    .size_max = 1LL << 28,
+    .size_help = "threads = elements, a multiple of 1024, for every experiment instead of the default sizes",
+    .takes_images = 0, /* no --image / --save */
 };
 
 /* The seed's pair, with the Tesla K40 figures the seed document reports at 4194304 elements. */

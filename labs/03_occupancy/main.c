@@ -48,15 +48,14 @@ static const gl_name NAMES[] = {
 };
 
 static const gl_cli_spec SPEC = {
-    PROG,
-    "Lab 03: occupancy and SM efficiency (launch shape, resource limits, latency hiding, tails)",
-    NAMES,
-    (int)(sizeof NAMES / sizeof NAMES[0]),
-    1 << 20,
-    1LL << 28,
-    "elements of the memory-bound latency arrays, a multiple of 4096",
-    0, /* no --image / --save */
-    NULL, 0, /* no options of its own */
+    .prog = PROG,
+    .summary = "Lab 03: occupancy and SM efficiency (launch shape, resource limits, latency hiding, tails)",
+    .names = NAMES,
+    .n_names = (int)(sizeof NAMES / sizeof NAMES[0]),
+    .size_min = 1 << 20,
+    .size_max = 1LL << 28,
+    .size_help = "elements of the memory-bound latency arrays, a multiple of 4096",
+    .takes_images = 0, /* no --image / --save */
 };
 
 /* The seed document's Tesla K40 table (15 SMX, treated as 16): per size, S1 then S2. */

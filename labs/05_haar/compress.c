@@ -72,8 +72,13 @@ static void compress_convention(lab05 *L, const picture *p, haar_convention conv
         snprintf(name, sizeof name, "mosaic_%s_L%d", haar_convention_name(conv), levels);
         lab05_save_mosaic(L, coef, w, h, name);
     }
-    for (size_t i = 0; i < sizeof KEEP_PCT / sizeof KEEP_PCT[0]; i++) {
+    const int n_keep = (int)(sizeof KEEP_PCT / sizeof KEEP_PCT[0]);
+    gl_progress pr; /* at 32768^2 each step's CPU reference takes tens of seconds: say how far it is */
+    gl_progress_begin(&pr, 3 * n_keep, "compress %s %d x %d: the GPU's steps checked on the CPU",
+                      haar_convention_name(conv), w, h);
+    for (int i = 0; i < n_keep; i++) {
         size_t keep = haar_keep_count(n, KEEP_PCT[i]);
+        char step[64];
         GL_CHECK(cudaMemcpy(d_kept, d_coef, n * 4, cudaMemcpyDeviceToDevice));
         gl_fence(); /* a device-to-device cudaMemcpy may return before the copy is done, and in a green
                        context (--sms) stream s does not wait for the default stream (gl_check.h) */
@@ -85,6 +90,8 @@ static void compress_convention(lab05 *L, const picture *p, haar_convention conv
         /* the reference rule on the same (GPU) coefficients: the kept set must be identical */
         memcpy(kept_ref, coef, n * 4);
         double dropped = haar_keep_largest(kept_ref, n, keep);
+        snprintf(step, sizeof step, "keep %.0f%%: the reference's selection", KEEP_PCT[i]);
+        gl_progress_tick(&pr, 3 * i + 1, step);
         GL_CHECK(cudaMemcpy(back, d_kept, n * 4, cudaMemcpyDeviceToHost));
         char what[96];
         snprintf(what, sizeof what, "compress/%s keep %.0f%%: kept coefficients", haar_convention_name(conv), KEEP_PCT[i]);
@@ -96,6 +103,8 @@ static void compress_convention(lab05 *L, const picture *p, haar_convention conv
         haar_inverse_ref_all_cores(kept_ref, w, h, (size_t)w, levels, conv);
         snprintf(what, sizeof what, "compress/%s keep %.0f%%: reconstruction", haar_convention_name(conv), KEEP_PCT[i]);
         lab05_compare(what, back, kept_ref, &k, haar_gpu_tolerance(conv, levels, 255.0 * (1 << levels)));
+        snprintf(step, sizeof step, "keep %.0f%%: the reconstruction", KEEP_PCT[i]);
+        gl_progress_tick(&pr, 3 * i + 2, step);
         double mse = 0;
         for (size_t j = 0; j < n; j++) mse += ((double)back[j] - img[j]) * ((double)back[j] - img[j]);
         mse /= (double)n;
@@ -123,7 +132,11 @@ static void compress_convention(lab05 *L, const picture *p, haar_convention conv
             snprintf(name, sizeof name, "keep%02.0f_%s", KEEP_PCT[i], haar_convention_name(conv));
             save_u8(L, back, w, h, name);
         }
+        L->compress_steps++;
+        snprintf(step, sizeof step, "keep %.0f%%: PSNR", KEEP_PCT[i]);
+        gl_progress_tick(&pr, 3 * i + 3, step);
     }
+    gl_progress_end(&pr);
     free(img), free(coef), free(kept_ref), free(back);
     GL_CHECK(cudaFree(d_img));
     GL_CHECK(cudaFree(d_coef));

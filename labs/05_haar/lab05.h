@@ -16,6 +16,7 @@ typedef struct {
     int rung_on[HAAR_RUNG_COUNT];
     gl_out_file compress_csv;
     int compress_open;
+    int compress_steps; /* keep-k% steps the compress experiment checked (the closing line says so) */
 } lab05;
 
 typedef struct {

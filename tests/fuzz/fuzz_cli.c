@@ -23,9 +23,14 @@ static const gl_name names[] = {{"seed", "the seed experiment"}, {"stride", "str
                                 {"offset", "misaligned loads"},  {"W16_DP4A", "a variant"},
                                 {"a", "a one-letter name"},      {"ladder", "an experiment"}};
 static const gl_opt opts[] = {{"--levels", "wavelet levels", 1, 12, 4}, {"--ranks", "MPI ranks", 1, 64, 2}};
+static const char *const ladder[] = {"W16_DP4A", "a"};
+static const gl_ladder ladders[] = {GL_LADDER("ladder", NULL, ladder, "the others")};
 static const gl_cli_spec specs[2] = {
-    {"fuzzlab", "a lab without pictures", names, 3, 1024, 1LL << 30, "bytes per array", 0, NULL, 0},
-    {"fuzzimg", "a lab with pictures", names, 6, 16, 16384, "picture side", 1, opts, 2},
+    {.prog = "fuzzlab", .summary = "a lab without pictures", .names = names, .n_names = 3, .size_min = 1024,
+     .size_max = 1LL << 30, .size_help = "bytes per array"},
+    {.prog = "fuzzimg", .summary = "a lab with pictures", .names = names, .n_names = 6, .size_min = 16,
+     .size_max = 16384, .size_help = "picture side", .takes_images = 1, .opts = opts, .n_opts = 2,
+     .ladders = ladders, .n_ladders = 1},
 };
 
 static FILE *sink;

@@ -260,23 +260,38 @@ static void time_peer(gl_lab *L, const cnn_variant_row *v, cnn_job *job, size_t 
     *row = best;
 }
 
-/* The autotuner of a row with several tile configurations: each verified, timed once with the
- * lab's timing (not reported as a row), the fastest kept; the choice is printed and recorded as a
- * '# cnn_tuned ...' line in the CSV. Returns the tile. */
+/* The tuner's bill: candidates tried and the wall time they took (printed at the end of cnn_run). */
+static struct {
+    long long candidates;
+    double ms;
+} g_tuner;
+
+#define TUNE_REPS 3 /* a candidate's timing: one warm-up, then this many graph replays (each >= 0.5 ms) */
+
+/* The autotuner of a row with several tile configurations, run on the GPU it runs on (no choice is
+ * kept across runs): each candidate verified, then timed short (TUNE_REPS replays of a CUDA graph of
+ * launches, not reported as a row); the fastest is kept and timed again by the caller with the full
+ * rule. The choice is printed and recorded as a '# cnn_tuned ...' line in the CSV. Returns the tile. */
 static int autotune(gl_lab *L, const cnn_variant_row *v, cnn_job *job, size_t ny, const reference *ref,
                     const char *what)
 {
     int best = 0;
     double best_ms = INFINITY;
+    const double t0 = gl_wall_ms();
+    gl_time_opts brief = L->cli.timing;
+    brief.warmup = brief.warmup < 1 ? brief.warmup : 1;
+    brief.reps = brief.reps < TUNE_REPS ? brief.reps : TUNE_REPS;
     printf("autotune %s:", what);
     for (int t = 0; t < v->tiles; t++) {
         job->tile = t;
         gl_row r = gl_row_new("cnn", what, (long long)ny);
         run_and_check(L, job, ny, ref, cnn_variant_bound(v), what, &r);
-        gl_lab_time(L, &r, enqueue_cnn, job);
-        printf(" %s %.4f ms%s", v->tile_name(t), r.median_ms, t + 1 < v->tiles ? "," : "");
-        if (r.median_ms < best_ms) best_ms = r.median_ms, best = t;
+        const gl_timing tm = gl_time(&L->timer, enqueue_cnn, job, &brief);
+        printf(" %s %.4f ms%s", v->tile_name(t), tm.ms.median, t + 1 < v->tiles ? "," : "");
+        if (tm.ms.median < best_ms) best_ms = tm.ms.median, best = t;
     }
+    g_tuner.candidates += v->tiles;
+    g_tuner.ms += gl_wall_ms() - t0;
     printf(" -> %s\n", v->tile_name(best));
     if (L->report.csv) {
         fprintf(L->report.csv, "# cnn_tuned variant=%s tile=%s ms=%.6g\n", what, v->tile_name(best), best_ms);
@@ -377,6 +392,14 @@ static int any_row_named(const gl_cli *c)
 
 static int row_selected(const gl_cli *c, int v) { return !any_row_named(c) || named(c, cnn_variant_at(v)->name); }
 
+/* Peers and the seed's kernels always; our rows when they are rungs of a curated ladder (main.c's
+ * cnn ladders), with --all, or when --only names them. */
+static int row_in_run(const gl_cli *c, int v)
+{
+    const cnn_variant_row *row = cnn_variant_at(v);
+    return row->role != CNN_ROLE_OURS || gl_cli_curated(c, "cnn", row->name);
+}
+
 /* A layer runs when --only names it, or names no layer but "cnn" or a row (then every layer). */
 static int layer_selected(const gl_cli *c, int ci)
 {
@@ -407,7 +430,7 @@ static int run_config(gl_lab *L, int ci, config_result *res)
     for (int v = 0; v < MAX_VARIANTS; v++) res->ms[v] = NAN, res->tile[v] = 0;
     cnn_job base = {dx, dw, dy, *s, 0, 0, NULL, 0};
     for (int v = 0; v < cnn_variant_count(); v++)
-        if (row_selected(&L->cli, v)) run_variant(L, ci, v, base, ny, &ref, res);
+        if (row_selected(&L->cli, v) && row_in_run(&L->cli, v)) run_variant(L, ci, v, base, ny, &ref, res);
     GL_CHECK(cudaFree(dx));
     GL_CHECK(cudaFree(dw));
     GL_CHECK(cudaFree(dy));
@@ -442,6 +465,9 @@ static void print_every_variant(const config_result *res, const int *ran)
     printf("\n");
     for (int v = 0; v < cnn_variant_count(); v++) {
         const cnn_variant_row *row = cnn_variant_at(v);
+        int any = 0; /* a row this run did not measure (not on a ladder without --all) is left out */
+        for (int i = 0; i < N_CONFIGS; i++) any |= ran[i] && !isnan(res[i].ms[v]);
+        if (!any) continue;
         printf("%-16s", row->name);
         for (int i = 0; i < N_CONFIGS; i++)
             if (ran[i]) printf(" %9.4f", res[i].ms[v]);
@@ -545,6 +571,9 @@ void cnn_run(gl_lab *L)
     if (n_geo)
         printf("ours against cuDNN over the seed's configurations: geometric mean %.2fx, faster on %d of %d\n",
                exp(log_sum / n_geo), faster, n_geo);
+    if (g_tuner.candidates)
+        printf("cnn tuner: %lld tile candidates verified and timed short (%d graph replays each) in %.1f s; each "
+               "winner timed again with the full rule\n", g_tuner.candidates, TUNE_REPS, g_tuner.ms / 1e3);
     for (int v = 0; v < cnn_variant_count(); v++)
         if (cnn_variant_at(v)->peer) cnn_variant_at(v)->peer->release();
 }

@@ -18,6 +18,7 @@
 #include "fusion_run.h"
 #include "gl_image.h"
 #include "gl_parallel.h"
+#include "gl_progress.h"
 
 #define MAX_STAGES 5
 #define SAVE_W 640 /* --save without --image: the pictures of a generated 640 x 400 picture */
@@ -44,6 +45,11 @@ static const pic_size QUICK_SIZES[] = {{61, 7}, {1021, 331}};
 
 typedef enum { MODE_SEQUENTIAL, MODE_CONNECTED, MODE_FUSED, MODES } mode;
 static const char *const MODE_NAMES[MODES] = {"sequential", "connected", "fused"};
+
+/* The fused kernels' names: "fused" + the kind's suffix. */
+static const char *const KIND_SUFFIX[BK_FUSED_KINDS] = {"", "_w16", "_dpx", "_strips", "_s16", "_lean", "_lean_a6",
+                                                        "_lean_r192", "_pair", "_pair32", "_half", "_xor", "_xorc",
+                                                        "_flat", "_flat_r36", "_flat_sf"};
 
 typedef struct {
     gl_lab *L;
@@ -192,15 +198,28 @@ static long long check_device(pipeline *p, const void *d, int bpp, const void *w
     return check_host(p, p->scratch, bpp, want, what);
 }
 
-/* Every output buffer, on both sides, set to `v` (d_in is an input: left alone). */
-static void poison(pipeline *p, int v)
+/* memset on every core (a 16384^2 RGBA picture is 1 GiB of pinned memory: 0.3 s on one core). */
+static void host_fill(void *dst, int v, size_t bytes)
+{
+    const size_t chunk = (size_t)1 << 22;
+    const long long chunks = (long long)((bytes + chunk - 1) / chunk);
+    GL_PARALLEL_FOR
+    for (long long c = 0; c < chunks; c++) {
+        const size_t at = (size_t)c * chunk;
+        memset((uint8_t *)dst + at, v, bytes - at < chunk ? bytes - at : chunk);
+    }
+}
+
+/* Every output buffer set to `v` (d_in is an input: left alone): on the GPU, and with `host` (the
+ * end-to-end modes, whose results land there) the host buffers too. */
+static void poison(pipeline *p, int v, int host)
 {
     for (int i = 0; i < 2; i++) {
         GL_CHECK(cudaMemset(p->d_tmp[i], v, p->d_bytes[0]));
-        memset(p->h_tmp[i], v, pixels(p) * p->max_bpp);
+        if (host) host_fill(p->h_tmp[i], v, pixels(p) * p->max_bpp);
     }
     GL_CHECK(cudaMemset(p->d_out, v, p->d_bytes[1]));
-    memset(p->h_out, v, pixels(p) * (size_t)p->out_bpp[last_stage(p)]);
+    if (host) host_fill(p->h_out, v, pixels(p) * (size_t)p->out_bpp[last_stage(p)]);
 }
 
 /* ---------------------------------------------------------------- one pipeline */
@@ -238,7 +257,7 @@ static gl_row measure_stage(pipeline *p, int k, const char *save_as)
     void *out = k == last_stage(p) ? p->d_out : p->d_tmp[1];
     gl_row row = new_row(p, variant, stage_bytes(p, k));
     for (int pass = 0; pass < 2; pass++) {
-        poison(p, pass ? 0xFF : 0x00);
+        poison(p, pass ? 0xFF : 0x00, 0); /* a stage reads and writes the GPU's buffers only */
         upload(p, p->d_tmp[0], in, p->in_bpp[k], 0);
         gl_fence();
         if (pass) gl_lab_time(p->L, &row, enqueue_stage, &job);
@@ -263,10 +282,7 @@ static gl_enqueue_fn mode_fn(mode m, int kernels_only)
 static gl_row measure_mode(pipeline *p, mode m, int kernels_only, double base_ms)
 {
     char variant[64], what[128];
-    static const char *const kind_suffix[BK_FUSED_KINDS] = {"", "_w16", "_dpx", "_strips", "_s16", "_lean", "_lean_a6",
-                                                            "_lean_r192", "_pair", "_pair32", "_half", "_xor", "_xorc",
-                                                            "_flat", "_flat_r36", "_flat_sf"};
-    snprintf(variant, sizeof variant, "%s/%s%s/%s", p->name, MODE_NAMES[m], kind_suffix[p->kind],
+    snprintf(variant, sizeof variant, "%s/%s%s/%s", p->name, MODE_NAMES[m], KIND_SUFFIX[p->kind],
              kernels_only ? "kernels" : "e2e");
     snprintf(what, sizeof what, "fusion %s %dx%d", variant, p->w, p->h);
     double bytes = NAN;
@@ -279,7 +295,7 @@ static gl_row measure_mode(pipeline *p, mode m, int kernels_only, double base_ms
     gl_enqueue_fn fn = mode_fn(m, kernels_only);
     const int last = last_stage(p);
     for (int pass = 0; pass < 2; pass++) {
-        poison(p, pass ? 0xFF : 0x00);
+        poison(p, pass ? 0xFF : 0x00, !kernels_only);
         if (kernels_only) upload(p, p->d_in, p->h_in, p->in_bpp[0], 0);
         gl_fence();
         if (pass) gl_lab_time(p->L, &row, fn, p);
@@ -375,11 +391,17 @@ static int setup_pixel(pipeline *p, gl_lab *L, const gl_image_rgb *img, const ui
     p->out_bpp[PX_RGB_TO_GRAY] = 1;
     if (!alloc_pipe(p, "fusion")) return 0;
     uint32_t *in = (uint32_t *)p->h_in;
-    for (size_t i = 0; i < pixels(p); i++)
+    GL_PARALLEL_FOR
+    for (long long i = 0; i < (long long)pixels(p); i++)
         in[i] = img->pixels[3 * i] | (uint32_t)img->pixels[3 * i + 1] << 8 | (uint32_t)img->pixels[3 * i + 2] << 16 |
                 0xffu << 24;
-    for (int k = 0; k < PX_STAGES; k++)
+    gl_progress pr;
+    gl_progress_begin(&pr, PX_STAGES, "fusion %d x %d: the pixel pipeline's CPU references", p->w, p->h);
+    for (int k = 0; k < PX_STAGES; k++) {
         px_stage_ref((px_stage)k, k == 0 ? in : (const uint32_t *)p->ref[k - 1], p->ref[k], pixels(p), gamma);
+        gl_progress_tick(&pr, k + 1, px_stage_name((px_stage)k));
+    }
+    gl_progress_end(&pr);
     return 1;
 }
 
@@ -390,16 +412,31 @@ static int setup_block(pipeline *p, gl_lab *L, const gl_image *img)
     for (int k = 0; k < BK_STAGES; k++) p->in_bpp[k] = p->out_bpp[k] = 1;
     if (!alloc_pipe(p, "fusion")) return 0;
     memcpy(p->h_in, img->pixels, pixels(p));
-    for (int k = 0; k < BK_STAGES; k++)
+    gl_progress pr;
+    gl_progress_begin(&pr, BK_STAGES, "fusion %d x %d: the block pipeline's CPU references", p->w, p->h);
+    for (int k = 0; k < BK_STAGES; k++) {
         bk_stage_ref((bk_stage)k, k == 0 ? img->pixels : (const uint8_t *)p->ref[k - 1], (uint8_t *)p->ref[k], p->w, p->h);
+        gl_progress_tick(&pr, k + 1, bk_stage_name((bk_stage)k));
+    }
+    gl_progress_end(&pr);
     return 1;
 }
 
 /* The extra fused kernels of a pipeline: block, W16 to LEAN_R192, HALF, the XOR and the flat rungs; pixel, DPX and the pair rungs. */
+
 static int fused_kind_applies(const pipeline *p, bk_fused_kind kind)
 {
     if (p->pitched) return (kind >= BK_FUSED_W16 && kind <= BK_FUSED_LEAN_R192) || kind >= BK_FUSED_HALF;
     return kind == BK_FUSED_DPX || kind == BK_FUSED_PAIR || kind == BK_FUSED_PAIR32;
+}
+
+/* Does the fused kernel `kind` run on this pipeline: it applies, and it is a rung of the curated
+ * ladder (main.c) or the run has --all? */
+static int fused_kind_runs(const pipeline *p, bk_fused_kind kind)
+{
+    char name[32];
+    snprintf(name, sizeof name, "fused%s", KIND_SUFFIX[kind]);
+    return fused_kind_applies(p, kind) && gl_cli_curated(&p->L->cli, "fusion", name);
 }
 
 static void run_pipe(pipeline *p, double seed_gain, double goal_pct)
@@ -448,7 +485,7 @@ static void run_pipe(pipeline *p, double seed_gain, double goal_pct)
                                                      "fused_flat with the slowest blocks first, strips of up to 72 rows (fused_flat_sf)"};
 
     for (int kind = BK_FUSED_W16; kind < BK_FUSED_KINDS; kind++) {
-        if (!fused_kind_applies(p, (bk_fused_kind)kind)) continue;
+        if (!fused_kind_runs(p, (bk_fused_kind)kind)) continue;
         p->kind = (bk_fused_kind)kind;
         gl_row k = measure_mode(p, MODE_FUSED, 1, seq_kernels);
         p->kind = BK_FUSED_W8;
@@ -508,15 +545,21 @@ static void load_pictures(gl_lab *L, int w, int h, int index, gl_image_rgb *rgb,
             fprintf(stderr, "convolution: --image: %s\n", err);
             exit(GL_EXIT_USAGE);
         }
-    } else if (gl_image_generate_rgb(rgb, w, h, L->cli.seed + 100 + 10 * (uint64_t)index)) {
-        fprintf(stderr, "convolution: out of host memory for a %d x %d picture\n", w, h);
-        exit(GL_EXIT_FAIL);
+    } else {
+        gl_progress pr;
+        gl_progress_begin(&pr, 0, "fusion: generating a %d x %d picture", w, h);
+        if (gl_image_generate_rgb(rgb, w, h, L->cli.seed + 100 + 10 * (uint64_t)index)) {
+            fprintf(stderr, "convolution: out of host memory for a %d x %d picture\n", w, h);
+            exit(GL_EXIT_FAIL);
+        }
+        gl_progress_end(&pr);
     }
     /* the block pipeline's input: the same picture in gray */
     gray->width = rgb->width;
     gray->height = rgb->height;
     gray->pixels = (unsigned char *)gl_host_alloc((size_t)rgb->width * rgb->height, "gray picture");
-    for (size_t i = 0; i < (size_t)rgb->width * rgb->height; i++)
+    GL_PARALLEL_FOR
+    for (long long i = 0; i < (long long)rgb->width * rgb->height; i++)
         gray->pixels[i] = gl_rgb_to_gray(rgb->pixels[3 * i], rgb->pixels[3 * i + 1], rgb->pixels[3 * i + 2]);
 }
 
@@ -607,6 +650,8 @@ static void median_size(gl_lab *L, const gl_image *img)
     gl_lab_note_working_set(L, 2.0 * p.w * p.h);
     double ms[MED_RUNGS] = {0}, pct[MED_RUNGS] = {0};
     for (int r = 0; r < MED_RUNGS; r++) {
+        /* the seed's scalar and vector kernels always; then the curated ladder (main.c), or --all */
+        if (r > MED_VECTOR && !gl_cli_curated(&L->cli, "median", median_rung_name((median_rung)r))) continue;
         char what[96];
         snprintf(what, sizeof what, "median/%s %dx%d", median_rung_name((median_rung)r), p.w, p.h);
         median_job job = {(median_rung)r, {(const uint8_t *)p.d_in, (uint8_t *)p.d_out, p.w, p.h, (int)dev_pitch(&p, 1)}};
@@ -629,9 +674,10 @@ static void median_size(gl_lab *L, const gl_image *img)
     printf("\nmedian 3x3, %d x %d: speed-up over scalar (the seed: vector +%.0f%%, local memory +%.0f%%)\n", p.w,
            p.h, SEED_GAIN_VECTOR, SEED_GAIN_LOCAL);
     for (int r = 0; r < MED_RUNGS; r++)
-        printf("  %-9s %9.3f ms  %5.1f%% of memcpy  %5.2fx (%+.0f%%)\n", median_rung_name((median_rung)r), ms[r], pct[r],
-               ms[0] / ms[r], 100.0 * (ms[0] / ms[r] - 1.0));
-    if (p.w * (double)p.h >= 16384.0 * 16384.0)
+        if (ms[r] > 0)
+            printf("  %-11s %9.3f ms  %5.1f%% of memcpy  %5.2fx (%+.0f%%)\n", median_rung_name((median_rung)r), ms[r],
+                   pct[r], ms[0] / ms[r], 100.0 * (ms[0] / ms[r] - 1.0));
+    if (p.w * (double)p.h >= 16384.0 * 16384.0 && ms[MED_BEST] > 0)
         printf("best / scalar %.2fx (goal >= %.0fx: %s)\n", ms[0] / ms[MED_BEST], GOAL_MEDIAN,
                ms[0] / ms[MED_BEST] >= GOAL_MEDIAN ? "reached" : "NOT reached");
     free_pipe(&p);
@@ -640,21 +686,10 @@ static void median_size(gl_lab *L, const gl_image *img)
 void median_run(gl_lab *L)
 {
     if (!gl_cli_selected(&L->cli, "median", NULL)) return;
-    gl_lab_heading("median", "the median 3x3 ladder: scalar (the seed's kernel), vector (4 outputs, the seed's "
-                             "medianfilter_x4), shared (the input tile on chip), best (column sorts, 16 pixels "
-                             "per lane), dpx (best within the sm_90 instruction budget: 3-input min / max; "
-                             "dpx_r48, dpx_a6, dpx_r48a6: the same with 48-row strips, 6 rows loaded ahead, "
-                             "both; bulk_r48, bulk_wave: dpx_r48 with the rows ahead in shared memory, brought by "
-                             "bulk copies, and the same in one wave of taller strips; w16_r4, w16_r8: a thread a 16 x 4 or "
-                             "16 x 8 tile, its rows loaded at once, w16_r4_fma: the median of the middles as a sum, "
-                             "w16_s12, w16_s24: a thread walking 12 or 24 rows, w16_r8_lb: w16_r8 in 96 registers, "
-                             "w16_r4_cs: w16_r4 in 72 registers with streaming stores; w16_ring, w16_tma: w16_r4_cs with its rows "
-                             "in a shared-memory ring, one bulk copy a row or one TMA box a tile, tiles dealt "
-                             "round-robin; w16_tma_dyn, w16_tma_r8: w16_tma with the tiles dealt by a counter, "
-                             "16 x 4 or 16 x 8 a thread; w16_lean: w16_r4_cs with the compiler's extra IMADs "
-                             "taken out and its rows in flight at once; w16_keys: w16_lean on 16-bit keys, "
-                             "ALU work moved to the FMA pipe; w16_keys_we: its edge warps on the clamped path alone); "
-                             "GB/s on 2 bytes per pixel");
+    gl_lab_heading("median", "the median 3x3 ladder: scalar and vector (the seed's kernels), then %s; "
+                             "GB/s on 2 bytes per pixel",
+                   L->cli.all ? "every rung we have (--all; --ladders names the curated ones)"
+                              : "the curated rungs (--ladders; --all runs every rung, fusion/NOTEBOOK.md tells them)");
     pic_size sizes[N_SIZES];
     const int n = picture_sizes(L, sizes);
     for (int s = 0; s < n; s++) {

@@ -27,16 +27,16 @@ static const gl_opt OPTS[] = {
 };
 
 static const gl_cli_spec SPEC = {
-    PROG,
-    "Lab 05 part 2: the 2D Haar transform on several GPUs (or CPU cores) with MPI; run it with mpirun",
-    NAMES,
-    (int)(sizeof NAMES / sizeof NAMES[0]),
-    2,
-    32768,
-    "image side N (N x N pixels, a multiple of 2^levels); for weak, each rank's part",
-    1,
-    OPTS,
-    1,
+    .prog = PROG,
+    .summary = "Lab 05 part 2: the 2D Haar transform on several GPUs (or CPU cores) with MPI; run it with mpirun",
+    .names = NAMES,
+    .n_names = (int)(sizeof NAMES / sizeof NAMES[0]),
+    .size_min = 2,
+    .size_max = 32768,
+    .size_help = "image side N (N x N pixels, a multiple of 2^levels); for weak, each rank's part",
+    .takes_images = 1,
+    .opts = OPTS,
+    .n_opts = 1,
 };
 
 /* Every rank reaches the same verdict: the worst status of all (0 < 1 < 2 < 77 by severity). */
