@@ -72,4 +72,24 @@ static inline void *gl_host_alloc(size_t bytes, const char *what)
     return p;
 }
 
+/* Page-locked host memory (cudaMallocHost), for buffers the GPU's results are copied into on every
+ * row (a 1 GiB check buffer comes back in about 0.05 s instead of 0.3 s pageable). Exits 1 when it
+ * cannot be had; free with gl_host_free_pinned. */
+static inline void *gl_host_alloc_pinned(size_t bytes, const char *what)
+{
+    void *p = NULL;
+    if (cudaMallocHost(&p, bytes ? bytes : 1) != cudaSuccess || !p) {
+        (void)cudaGetLastError(); /* not sticky: clear it */
+        fprintf(stderr, "error: cannot allocate %.1f MiB of page-locked host memory for %s\n", bytes / 1048576.0,
+                what);
+        exit(GL_EXIT_FAIL);
+    }
+    return p;
+}
+
+static inline void gl_host_free_pinned(void *p)
+{
+    if (p) GL_CHECK(cudaFreeHost(p));
+}
+
 #endif

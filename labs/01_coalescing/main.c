@@ -123,7 +123,7 @@ static void arrays_create(arrays *D, uint32_t n, uint32_t a_extra, uint64_t seed
     D->n = n;
     D->h_a = (float *)gl_host_alloc((n + a_extra) * sizeof(float), "a");
     D->h_b = (float *)gl_host_alloc(n * sizeof(float), "b");
-    D->h_c = (float *)gl_host_alloc(n * sizeof(float), "c");
+    D->h_c = (float *)gl_host_alloc_pinned(n * sizeof(float), "c"); /* every row's output is copied back here */
     D->d_a = gl_upload_random_f32(D->h_a, n + a_extra, seed, RNG_DATA_A, "a");
     D->d_b = gl_upload_random_f32(D->h_b, n, seed, RNG_DATA_B, "b");
     D->d_c = (float *)gl_device_alloc(n * sizeof(float), "c");
@@ -133,7 +133,7 @@ static void arrays_free(arrays *D)
 {
     free(D->h_a);
     free(D->h_b);
-    free(D->h_c);
+    gl_host_free_pinned(D->h_c);
     GL_CHECK(cudaFree(D->d_a));
     GL_CHECK(cudaFree(D->d_b));
     GL_CHECK(cudaFree(D->d_c));

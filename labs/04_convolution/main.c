@@ -218,7 +218,7 @@ static void gpu_image_create(gpu_image *g, const gl_image *src)
     GL_CHECK(cudaMemcpy2D(g->d_in, (size_t)g->pitch, src->pixels, (size_t)g->width, (size_t)g->width, (size_t)g->height,
                           cudaMemcpyHostToDevice));
     g->h_in = src->pixels;
-    g->h_out = (uint8_t *)gl_host_alloc(tight, "output image");
+    g->h_out = (uint8_t *)gl_host_alloc_pinned(tight, "output image"); /* copied back twice a row */
     g->h_ref = (uint8_t *)gl_host_alloc(tight, "reference image");
 }
 
@@ -227,7 +227,7 @@ static void gpu_image_free(gpu_image *g)
 {
     GL_CHECK(cudaFree(g->d_in));
     GL_CHECK(cudaFree(g->d_out));
-    free(g->h_out);
+    gl_host_free_pinned(g->h_out);
     free(g->h_ref);
 }
 

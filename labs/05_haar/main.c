@@ -129,9 +129,9 @@ static void case_create(haar_case *k, int w, int h, size_t pitch, int levels, ha
     k->w = w, k->h = h, k->pitch = pitch, k->levels = levels, k->conv = conv;
     k->n = pitch * (size_t)h;
     size_t bytes = k->n * sizeof(float);
-    k->h_img = (float *)gl_host_alloc(bytes, "image");
+    k->h_img = (float *)gl_host_alloc_pinned(bytes, "image"); /* pinned: uploaded, and copied back every row */
     k->h_ref = (float *)gl_host_alloc(bytes, "reference");
-    k->h_got = (float *)gl_host_alloc(bytes, "GPU result");
+    k->h_got = (float *)gl_host_alloc_pinned(bytes, "GPU result");
     k->h_first = (float *)gl_host_alloc(bytes, "first rung's result");
     gl_progress pr;
     gl_progress_begin(&pr, 3, "%d x %d, %d levels: input and CPU reference", w, h, levels);
@@ -158,7 +158,7 @@ static void case_create(haar_case *k, int w, int h, size_t pitch, int levels, ha
 
 static void case_free(haar_case *k)
 {
-    free(k->h_img), free(k->h_ref), free(k->h_got), free(k->h_first);
+    gl_host_free_pinned(k->h_img), free(k->h_ref), gl_host_free_pinned(k->h_got), free(k->h_first);
     GL_CHECK(cudaFree(k->d_in));
     GL_CHECK(cudaFree(k->d_out));
     GL_CHECK(cudaFree(k->d_back));

@@ -361,7 +361,7 @@ static int alloc_pipe(pipeline *p, const char *experiment)
     p->d_in = gl_device_alloc(p->d_bytes[0], "a pipeline's input");
     p->d_out = gl_device_alloc(p->d_bytes[1], "a pipeline's output");
     GL_CHECK(cudaMemset(p->d_in, 0, p->d_bytes[0])); /* the padding of the rows: initialised once */
-    p->scratch = (uint8_t *)gl_host_alloc(n * max_bpp, "check buffer");
+    p->scratch = (uint8_t *)gl_host_alloc_pinned(n * max_bpp, "check buffer"); /* every row copies back here */
     for (int k = 0; k < p->stages; k++) p->ref[k] = gl_host_alloc(n * p->out_bpp[k], "reference picture");
     return 1;
 }
@@ -376,7 +376,7 @@ static void free_pipe(pipeline *p)
     }
     GL_CHECK(cudaFree(p->d_in));
     GL_CHECK(cudaFree(p->d_out));
-    free(p->scratch);
+    gl_host_free_pinned(p->scratch);
     for (int k = 0; k < p->stages; k++) free(p->ref[k]);
 }
 
