@@ -1,5 +1,6 @@
 # 04_median.gp - lab 04, part 3 (experiment "median"): the median 3x3 ladder at the largest picture
-# of the run - each rung's speed-up over the scalar rung beside the seed's (vector +20%, local
+# of the run (the seed's two kernels and the curated ladder of `convolution --ladders`; the --all
+# rungs are the notebook's) - each rung's speed-up over the scalar rung beside the seed's (vector +20%, local
 # memory +35%), and its bandwidth as % of the same run's memcpy on the floor of one read and one
 # write per pixel. Reads the median rows of the CSV or of its companion NAME.fusion.csv (as
 # 04_fusion.gp). Without median rows it draws a note. Inputs: csv, out, fmt, gpu.
@@ -12,8 +13,8 @@ src = system(sprintf("test -f '%s' && echo 1 || echo 0", companion)) eq "1" ? co
 rows = 'awk -F, ''/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next } \
   $c["experiment"] == "median" { s = $c["size"] + 0; if (s > big) big = s; r = $c["variant"]; \
   t[s, r] = $c["median_ms"]; q[s, r] = $c["pct_of_copy"]; wd[s] = $c["param"] } \
-  END { if (!big) exit; split("scalar vector shared best dpx dpx_r48 dpx_a6 dpx_r48a6 dpx_r12 w16_r4 w16_r8_lb w16_r4_cs w16_keys w16_keys_we", R, " "); \
-  split("1 1.20 1.35 NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN", S, " "); for (i = 1; i <= 14; i++) if ((big, R[i]) in t) \
+  END { if (!big) exit; split("scalar vector shared best dpx w16_r4 w16_r4_cs w16_lean w16_keys w16_keys_we", R, " "); \
+  split("1 1.20 1.35 NaN NaN NaN NaN NaN NaN NaN", S, " "); for (i = 1; i <= 10; i++) if ((big, R[i]) in t) \
     print R[i], t[big, "scalar"] / t[big, R[i]], q[big, R[i]], S[i], wd[big], big / wd[big] }'' '
 n_rows = int(system(sprintf("%s '%s' | wc -l", rows, src)))
 
