@@ -89,10 +89,10 @@ static const char *const CNN_FP32_LADDER[] = { /* FP32, direct (implicit GEMM); 
     "ours2_128x128",    /* 8x8 outputs a thread: 64 FFMA per 16 shared reads */
     "ours3_float4",     /* shared tiles read as float4 without bank conflicts */
     "ours4_cp_async",   /* double-buffered shared memory fed by cp.async */
-    "ours7_fast",       /* BK 16, 3 stages, 2 blocks an SM; tile and split-K tuned per layer */
-    "ours8_small",      /* small layers: a block's threads split K */
-    "ours9_sliced_k",   /* warp groups split K: blocks for every SM without a split-K pass */
-    "ours11_cluster_k", /* split-K across a cluster, summed through distributed shared memory */
+    "ours7_fast",          /* BK 16, 3 stages, 2 blocks an SM; tile and split-K tuned per layer */
+    "ours9_sliced_k",      /* small layers: warp groups split K, blocks for every SM without a split-K pass */
+    "ours10_paired_lanes", /* large layers: lanes share each shared-memory read (LDS.128 in 2 clocks, not 4) */
+    "ours11_cluster_k",    /* sub-wave layers: split-K across a cluster, summed in distributed shared memory */
 };
 static const char *const CNN_WINOGRAD_LADDER[] = { /* FP32, fewer multiplications */
     "ours_wino2x2",          /* F(2x2,3x3): 16 batched GEMMs, 2.25x fewer multiplications */
@@ -126,7 +126,7 @@ static const char *const FUSION_BLOCK_LADDER[] = {
 static const gl_ladder LADDERS[] = {
     GL_LADDER("beyond", NULL, BEYOND_LADDER, "W16_R4, W16_R8, W16_DP4A_R4, W16_DP4A_R6_SAT, W16_DP4A_R6_SW: re-tuned "
               "row counts (ladder/NOTEBOOK.md); also in filters and sizes"),
-    GL_LADDER("cnn", "fp32", CNN_FP32_LADDER, "ours5_warp_tile, ours6_tuned, ours10_paired_lanes (cnn/NOTEBOOK.md)"),
+    GL_LADDER("cnn", "fp32", CNN_FP32_LADDER, "ours5_warp_tile, ours6_tuned, ours8_small (cnn/NOTEBOOK.md)"),
     GL_LADDER("cnn", "winograd", CNN_WINOGRAD_LADDER, NULL),
     GL_LADDER("cnn", "tensor_core", CNN_TENSOR_CORE_LADDER, "ours_tf32_mma2, ours_bf16_mma3_t, ours_bf16_wgmma2, "
               "ours_bf16_wgmma_tma_t, ours_tf32_wgmma_tma_t (cnn/NOTEBOOK.md)"),
