@@ -25,7 +25,7 @@
  * busy and warps also wait on their rows (ncu stall reasons: h200/run_e775f51); _fma moves ALU work
  * to the FMA pipe until that binds (fmaheavy 7.62 a pixel; H200 71.9%); the walks are slower the
  * longer their strips, as the rolling rungs are (H200: w16_s12 74.3%, w16_s24 71.0%). Issue rates
- * (tools/probes/pipe_rates.cu): VIMNMX, VIMNMX3, PRMT, IADD3, LOP3, HMNMX2 and FMNMX 64 thread-
+ * (labs/04_convolution/fusion/probes/pipe_rates.cu): VIMNMX, VIMNMX3, PRMT, IADD3, LOP3, HMNMX2 and FMNMX 64 thread-
  * instructions an SM a clock, all on the ALU pipe (VIMNMX and HMNMX2 mixed: 64 in all), IMAD 64 on
  * fmaheavy. */
 #include "rolling.cuh"

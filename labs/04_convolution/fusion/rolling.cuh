@@ -51,7 +51,7 @@ enum {
     BK_GAUSS_XOR, BK_MEDIAN_XOR, BK_SOBEL_XOR,    /* fused_xor: fused_half, every middle of three by XOR */
     BK_GAUSS_XORC, BK_MEDIAN_XORC, BK_SOBEL_XORC, /* fused_xorc: fused_half, the columns' middles by XOR */
     BK_GAUSS_FLAT, BK_MEDIAN_FLAT, BK_SOBEL_FLAT, /* fused_flat(_sx): fused_xorc's stages (rolling_flat.cuh) */
-    BK_GAUSS_ABS, BK_MEDIAN_ABS, BK_SOBEL_ABS     /* fused_flat's with stage_sobel_abs (tools/probes/flat_next.cu) */
+    BK_GAUSS_ABS, BK_MEDIAN_ABS, BK_SOBEL_ABS     /* fused_flat's with stage_sobel_abs (labs/04_convolution/fusion/probes/flat_next.cu) */
 };
 /* The rungs whose last stage leaves its result in bytes 1 and 3 (row_store's lean path). */
 static __device__ __forceinline__ bool lean_store(int first)
@@ -372,7 +372,7 @@ static __device__ __forceinline__ unsigned mid3u2_xor(unsigned a, unsigned b, un
     return mid3_xor(a, b, c, min3u2(a, b, c), max3u2(a, b, c));
 }
 /* Which middles of three stage_median_dpx takes by XOR: none (sums), the columns', or all; and two
- * forms of tools/probes/flat_trim.cu: the columns' by XOR and the final one as an IADD3 and two IMADs,
+ * forms of labs/04_convolution/fusion/probes/flat_trim.cu: the columns' by XOR and the final one as an IADD3 and two IMADs,
  * or every middle by four IMADs (mid3u2). */
 enum { MID_BY_SUM, MID_XOR_COLUMNS, MID_XOR_ALL, MID_XORC_FINAL_IADD, MID_BY_IMADS };
 
@@ -428,7 +428,7 @@ static __device__ __forceinline__ prow stage_median_dpx(const prow &a, const pro
  * the gauss pixel, (sum + 8) >> 4, is its high byte. The median commutes with that floor (a median
  * of nine is one of the nine, and x -> x >> 8 keeps their order), so the median runs on the sums
  * and one byte permute afterwards (stage_median_x16) replaces a shift and a mask per pair here.
- * bias: the + 128 (tools/probes/flat_trim.cu passes it in a vector register). */
+ * bias: the + 128 (labs/04_convolution/fusion/probes/flat_trim.cu passes it in a vector register). */
 static __device__ __forceinline__ prow stage_gauss_x16(const prow &a, const prow &b, const prow &c, const int np,
                                                        const bool strips, const unsigned bias = 0x00800080u)
 {

@@ -96,7 +96,7 @@ static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_half(bk
  * 8% fewer instructions, slower. ncu (H200): 27.33 / 26.29 / 25.22 instructions a pixel (half, xorc,
  * xor), ALU 9.98 / 11.09 / 12.20; the schedulers issue in 78% / 77% / 72% of their active cycles,
  * about 86 / 85 / 77 of an SM's 128 thread-instructions a clock over the kernel's time.
- * tools/probes/pipe_rates.cu: alternating ALU and FMA instructions issue 122 a clock with two
+ * labs/04_convolution/fusion/probes/pipe_rates.cu: alternating ALU and FMA instructions issue 122 a clock with two
  * register operands each and 83-89 with three on one or both sides; fused_xor moves work to
  * three-operand LOP3s on the ALU pipe. */
 static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_xor(bk_args a)
@@ -148,7 +148,7 @@ static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat_r3
  * in the edge columns' loop, none in the interior's). Started in index order, 72-row strips and 72
  * registers gained at most a point each (probes, plots/data/{h100,h200}/run_63ad7dd); with the slow
  * blocks first the tail is gone and both pay. Probes at 16384^2 (% of the probe's memcpy, two
- * passes, tools/probes/flat_next.cu, run_d0723ba): H100 r36 65.0-66.1, r36 slowest first 68.5-69.6,
+ * passes, labs/04_convolution/fusion/probes/flat_next.cu, run_d0723ba): H100 r36 65.0-66.1, r36 slowest first 68.5-69.6,
  * and in 72 registers 70.2-70.4; H200 r36 48.3-48.8, slowest first 52.0, in 72 registers 53.1-53.2,
  * r72 in 72 registers 54.1. The lab at d0723ba: H100 69.8 / 69.9 / 69.85% of memcpy (fused_flat_r36
  * 64.5 / 64.4 / 64.45 in the same runs), H200 51.9 / 51.9 / 51.68% (46.5 / 46.6 / 46.50); ncu: 24.15

@@ -114,7 +114,7 @@ static __device__ __forceinline__ void flat_interior(const bk_args &a, const int
  * their index, x first, as slots free up. Not all of fused_flat's blocks cost the same: the strips
  * at the top and bottom walk rolling_body's general path and the left and right columns clamp every
  * stage's row, about 2x and 1.6x an interior block's time (%globaltimer records of every block,
- * tools/probes/flat_next.cu). In index order the bottom strips start in the last wave and an edge
+ * labs/04_convolution/fusion/probes/flat_next.cu). In index order the bottom strips start in the last wave and an edge
  * column block is in every wave, so the kernel ends with a few slow blocks on a few SMs while the
  * others idle: the SMs' last blocks ended over 16-20 us of a 275 us kernel (H100, 36-row strips).
  * This index-to-block map starts them first - the bottom strip row, the top one, the edge columns of

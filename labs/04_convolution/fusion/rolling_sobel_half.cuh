@@ -1,5 +1,5 @@
 /* rolling_sobel_half.cuh - Lab 04, part 3: sobel in half precision (the fused_half, fused_xor(c) and
- * fused_flat rungs; stage_sobel_abs, probed in tools/probes/flat_next.cu). A part of rolling.cuh,
+ * fused_flat rungs; stage_sobel_abs, probed in labs/04_convolution/fusion/probes/flat_next.cu). A part of rolling.cuh,
  * included by it where its stages are defined: it uses rolling.cuh's prow, pairs_left /
  * pairs_right, madd_fma and the 16-bit min / max. */
 #ifndef ROLLING_SOBEL_HALF_CUH
@@ -30,7 +30,7 @@ static __device__ __forceinline__ pair_sums sobel_pair_sums(const prow &u, const
     return x;
 }
 /* sobel's row from the window's top and bottom rows a and c and its pair sums x1 and x2; clamp false
- * only in tools/probes/flat_diag.cu (a diagnostic without the min: wrong above 511) */
+ * only in labs/04_convolution/fusion/probes/flat_diag.cu (a diagnostic without the min: wrong above 511) */
 static __device__ __forceinline__ prow sobel_half_out(const prow &a, const prow &c, const pair_sums &x1,
                                                       const pair_sums &x2, const int np, const bool clamp = true)
 {
@@ -51,7 +51,7 @@ static __device__ __forceinline__ prow stage_sobel_half(const prow &a, const pro
     return sobel_half_out(a, c, sobel_pair_sums(b, c, np, strips), sobel_pair_sums(a, b, np, strips), np, clamp);
 }
 
-/* Lesson (sobel as |gx| + |gy| in half precision; tools/probes/flat_next.cu, not a rung): the
+/* Lesson (sobel as |gx| + |gy| in half precision; labs/04_convolution/fusion/probes/flat_next.cu, not a rung): the
  * same subnormal integers, the filter as the reference writes it. Per column s = a + 2b + c and
  * d = c - a (an HADD2 and an HFMA2 by 2, an HADD2 with a negated operand), gx = s right - s left,
  * gy = d left + 2d + d right, and |gx| + |gy| <= 2040 is one more HFMA2 with both operands' |x|

@@ -2,7 +2,7 @@
 // built by meson). Written on 2026-11-28 (sixth session) without a GPU. Build on a GPU machine from the
 // repository root:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler -fopenmp -D_POSIX_C_SOURCE=200809L -Icommon \
-//        -Ilabs/04_convolution/fusion -Ilabs/04_convolution/cnn tools/probes/flat_trim.cu \
+//        -Ilabs/04_convolution/fusion -Ilabs/04_convolution/cnn labs/04_convolution/fusion/probes/flat_trim.cu \
 //        labs/04_convolution/fusion/fusion_reference.c -lpng -o /tmp/flat_trim && /tmp/flat_trim
 // The question: fused_flat_sf's interior loop (495 instructions for 24 pixels a lane, CUDA 13.0, sm_90)
 // has four places where the same result costs fewer instructions. Do they pay, alone and together?

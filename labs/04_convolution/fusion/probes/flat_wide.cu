@@ -1,7 +1,7 @@
 // probe: fused_flat_sf with 16 pixels a lane (issue 20; not part of the product, not built by meson)
 // Written on 2026-11-28 without a GPU. Build on a GPU machine from the repository root:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler -fopenmp -D_POSIX_C_SOURCE=200809L -Icommon \
-//        -Ilabs/04_convolution/fusion -Ilabs/04_convolution/cnn tools/probes/flat_wide.cu \
+//        -Ilabs/04_convolution/fusion -Ilabs/04_convolution/cnn labs/04_convolution/fusion/probes/flat_wide.cu \
 //        labs/04_convolution/fusion/fusion_reference.c -lpng -o /tmp/flat_wide && /tmp/flat_wide
 // The question: fused_flat_sf's steady loop (rolling_flat.cuh, np = 4: 8 pixels a lane, two strips of
 // 4) spends per row the same 12 shuffles and the same walk (addresses, loop) whatever np is, so with

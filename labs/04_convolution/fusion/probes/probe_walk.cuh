@@ -1,4 +1,4 @@
-// probe_walk.cuh - the block-based fused probes' one copy of fused_flat_sf's interior walk (tools/probes/
+// probe_walk.cuh - the block-based fused probes' one copy of fused_flat_sf's interior walk (labs/04_convolution/fusion/probes/
 // flat_hints.cu, flat_trim.cu, flat_next.cu; not part of the labs): rolling_flat.cuh's flat_interior for np = 4
 // and blocks off the picture's edges, with its four parts a probe may change given by a policy P (static
 // members):

@@ -3,7 +3,7 @@
 // run in the seventh on an H200 (plots/data/h200/run_cc5a13c, run_d668dcc). Build on a GPU machine from
 // the repository root:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler -fopenmp -D_POSIX_C_SOURCE=200809L -Icommon \
-//        -Ilabs/04_convolution/fusion -Ilabs/04_convolution/cnn tools/probes/flat_diag.cu \
+//        -Ilabs/04_convolution/fusion -Ilabs/04_convolution/cnn labs/04_convolution/fusion/probes/flat_diag.cu \
 //        labs/04_convolution/fusion/fusion_reference.c -lpng -o /tmp/flat_diag && /tmp/flat_diag
 // The question. flat_trim's profiles (NOTEBOOK.md's "Trims of the stages") found the schedulers issuing
 // in 71-79% of their cycles for every mix of stages, and the warps waiting longer for their loads the

@@ -1,4 +1,4 @@
-// probe_timing.cuh - the probes' one error macro and timer (tools/probes/; not part of the labs):
+// probe_timing.cuh - the probes' one error macro and timer (labs/04_convolution/fusion/probes/; not part of the labs):
 // 3 warm-up launches, 15 timed with CUDA events, the median with min and max.
 #pragma once
 #include <cstdio>

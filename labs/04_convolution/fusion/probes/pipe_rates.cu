@@ -1,5 +1,5 @@
 // pipe_rates.cu - how many thread-instructions an SM issues a clock for each instruction the image
-// kernels of Lab 04 part 3 lean on (tools/probes/; not part of the labs). One block of 1024 threads
+// kernels of Lab 04 part 3 lean on (labs/04_convolution/fusion/probes/; not part of the labs). One block of 1024 threads
 // an SM, 8 independent chains a thread, the block's clock64 span; the SASS of each kernel is checked
 // with cuobjdump (the instruction named in the table must be the loop's body), and ncu's per-pipe
 // counts say which pipe issued it. The third operand is another chain as it is (an XOR with the seed

@@ -1,4 +1,4 @@
-// probe_fused.cuh - the block-based fused probes' one harness (tools/probes/flat_*.cu; not part of the labs):
+// probe_fused.cuh - the block-based fused probes' one harness (labs/04_convolution/fusion/probes/flat_*.cu; not part of the labs):
 // every variant run at five sizes (odd ones included) on fresh random pictures, its output poisoned first and
 // checked bit for bit against fusion_reference.c (MISMATCH lines, exit 1; diagnostics excepted, below), then
 // timed at 16384^2 in `passes` passes, the variants interleaved, beside a cudaMemcpy D2D of the same bytes
@@ -10,7 +10,7 @@
 #include "fusion.h"
 
 // A variant whose struct has `bool diagnostic` set is a measurement, not a kernel: it reads or writes
-// elsewhere on purpose (tools/probes/flat_diag.cu), so its output is run but not checked, and says so.
+// elsewhere on purpose (labs/04_convolution/fusion/probes/flat_diag.cu), so its output is run but not checked, and says so.
 template <class V> static auto is_diagnostic(const V &v, int) -> decltype(bool(v.diagnostic)) { return v.diagnostic; }
 template <class V> static bool is_diagnostic(const V &, long) { return false; }
 

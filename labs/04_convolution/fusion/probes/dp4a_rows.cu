@@ -2,7 +2,7 @@
 // Not built by meson: a measurement kept beside the runs it produced (plots/data/*/run_1347e4f,
 // run_a9861bc). Build on a GPU machine from the repository root:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Icommon -Ilabs/04_convolution/fusion -Ilabs/04_convolution/ladder \
-//        -Ilabs/04_convolution tools/probes/dp4a_rows.cu -o /tmp/probe && /tmp/probe
+//        -Ilabs/04_convolution labs/04_convolution/fusion/probes/dp4a_rows.cu -o /tmp/probe && /tmp/probe
 // Every variant's output is compared byte for byte with a lab rung that the lab verifies against
 // its C reference (MISMATCH lines otherwise). The variant lists were edited between runs: each log
 // names its variants.

@@ -4,7 +4,7 @@
 // floor of this algorithm" and "Probes after the floor").
 // Build on a GPU machine from the repository root:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler -fopenmp -D_POSIX_C_SOURCE=200809L -Icommon \
-//        -Ilabs/04_convolution/fusion -Ilabs/04_convolution/cnn tools/probes/flat_next.cu labs/04_convolution/fusion/fusion_reference.c \
+//        -Ilabs/04_convolution/fusion -Ilabs/04_convolution/cnn labs/04_convolution/fusion/probes/flat_next.cu labs/04_convolution/fusion/fusion_reference.c \
 //        -lpng -o /tmp/flat_next && /tmp/flat_next
 // Candidates (every one checked against fusion_reference.c at five sizes, odd ones included, its
 // output poisoned first; MISMATCH lines and exit 1 otherwise; then timed at 16384^2 beside a
@@ -256,8 +256,8 @@ __global__ void FLAT_BOUNDS flat_two(bk_args a, int s1, int h1, int h2)
 // One row a variant: a one-height kernel in strips of h1 rows, or (kernel null) flat_two, h1-row strips
 // and h2-row ones for the last tail_waves waves. Run c0e8efd also had r36_abs (flat_rows<BK_GAUSS_ABS,
 // 36>), the final median by XOR in every second / fourth register and two 96/36 tail 2 (their code:
-// git show c0e8efd:tools/probes/flat_next.cu); runs 63ad7dd and 016e6d7 the vbias and wide tweaks
-// (git show 016e6d7:tools/probes/flat_next.cu, with that commit's rolling_flat.cuh and rolling.cuh).
+// git show c0e8efd:labs/04_convolution/fusion/probes/flat_next.cu); runs 63ad7dd and 016e6d7 the vbias and wide tweaks
+// (git show 016e6d7:labs/04_convolution/fusion/probes/flat_next.cu, with that commit's rolling_flat.cuh and rolling.cuh).
 struct variant {
     const char *name;
     void (*kernel)(bk_args);

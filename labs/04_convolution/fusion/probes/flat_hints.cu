@@ -1,7 +1,7 @@
 // probe: fused_flat_sf with cache hints on its loads and stores (issue 20; not part of the product,
 // not built by meson). Written on 2026-11-28 without a GPU. Build on a GPU machine from the repository root:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler -fopenmp -D_POSIX_C_SOURCE=200809L -Icommon \
-//        -Ilabs/04_convolution/fusion -Ilabs/04_convolution/cnn tools/probes/flat_hints.cu \
+//        -Ilabs/04_convolution/fusion -Ilabs/04_convolution/cnn labs/04_convolution/fusion/probes/flat_hints.cu \
 //        labs/04_convolution/fusion/fusion_reference.c -lpng -o /tmp/flat_hints && /tmp/flat_hints
 // The question: do hints that cost no instruction move fused_flat_sf? Its output is never read again
 // (streaming stores, st.global.cs, alone took the median w16_r4 from 74.7% to 78.9% of memcpy on the

@@ -1,5 +1,5 @@
 // median_pattern.cu - what w16_r4_cs's memory access pattern reaches on its own, and how much ALU work
-// it carries before it leaves the memory floor, at 7 or 10 blocks an SM (tools/probes/; not part of
+// it carries before it leaves the memory floor, at 7 or 10 blocks an SM (labs/04_convolution/fusion/probes/; not part of
 // the labs). The kernel has w16_r4_cs's shape: blocks of 32 x 4 threads, a thread 16 columns x 4
 // rows, its 6 input rows loaded at once (16 bytes and the words left and right of them), 4 rows
 // stored with st.global.cs. Its "work" is K rounds of 2 VIMNMX3 and 2 (VIMNMX3, IMAD) a row: 4K
@@ -8,7 +8,7 @@
 // pattern, not a kernel. The probe needs 45 registers (10 blocks an SM); 7 blocks, as w16_r4_cs runs,
 // either by dynamic shared memory (which shrinks L1 to about 28 KB) or by 24 registers held (HOLD). Kept beside the runs it produced: plots/data/h200/run_2052c42
 // and plots/data/h100/run_2052c42 (pattern.log). Build on a GPU machine from the repository root:
-//   nvcc -O3 -std=c++17 -arch=sm_90 tools/probes/median_pattern.cu -o /tmp/pattern && /tmp/pattern
+//   nvcc -O3 -std=c++17 -arch=sm_90 labs/04_convolution/fusion/probes/median_pattern.cu -o /tmp/pattern && /tmp/pattern
 #include <cstdint>
 #include "probe_timing.cuh"
 

@@ -1,6 +1,6 @@
 // half_abs.cu - does sm_90 keep half-precision subnormals, and do HADD2 / HMNMX2 take |x| as a free
 // operand modifier? The arithmetic of Lab 04's stage_sobel_half (fusion/rolling_sobel_half.cuh): a pixel v in a
-// clean 16-bit half is the subnormal v x 2^-24 (tools/probes/; not part of the labs). It prints each
+// clean 16-bit half is the subnormal v x 2^-24 (labs/04_convolution/fusion/probes/; not part of the labs). It prints each
 // result's bits (the expected integer is in the comment of main); cuobjdump -sass shows the modifiers.
 // Build: nvcc -O3 -arch=sm_90 -o half_abs half_abs.cu
 #include <cuda_fp16.h>
