@@ -63,18 +63,24 @@ static void gpu_reference(const app *A, source *S)
     if (d_s) GL_CHECK(cudaFree(d_s));
 }
 
-static void cpu_reference(const app *A, source *S, float *forward)
+/* The inverse and the compression references from the forward coefficients (one core: minutes at
+ * 32768^2, so each step says how far it is: gl_progress.h). */
+static void cpu_reference(const app *A, source *S, float *forward, gl_progress *pr)
 {
     memcpy(S->ref_forward, forward, S->n * sizeof(float));
     if (S->with_inverse) {
         memcpy(S->ref_inverse, forward, S->n * sizeof(float));
         haar_inverse_ref(S->ref_inverse, S->width, S->height, (size_t)S->width, A->levels, A->conv);
+        gl_progress_tick(pr, 2, "inverse");
     }
     for (int k = 0; k < N_KEEP && S->with_compress; k++) {
         memcpy(S->ref_kept[k], forward, S->n * sizeof(float));
         haar_keep_largest(S->ref_kept[k], S->n, haar_keep_count(S->n, KEEP_PCT[k]));
         memcpy(S->ref_recon[k], S->ref_kept[k], S->n * sizeof(float));
         haar_inverse_ref(S->ref_recon[k], S->width, S->height, (size_t)S->width, A->levels, A->conv);
+        char step[48];
+        snprintf(step, sizeof step, "keep %d%%", KEEP_PCT[k]);
+        gl_progress_tick(pr, 3 + k, step);
     }
 }
 
@@ -152,16 +158,21 @@ void source_open(const app *A, source *S, int width, int height, int gpu_refs, i
     /* The C reference on the whole image, one core: timed (the seed's "1 CPU"), and the
      * reference itself when the run computes on CPUs. */
     float *cpu = NULL;
+    gl_progress pr;
+    gl_progress_begin(&pr, 2 + N_KEEP, "rank 0: the single-process references of %d x %d (%s)", S->width, S->height,
+                      gpu_refs ? "one GPU" : "the C reference, one core");
     if (!gpu_refs || (long long)S->n <= CPU_REF_MAX_PIXELS) {
         cpu = (float *)gl_host_alloc(bytes, "the C reference");
         memcpy(cpu, S->image, bytes);
         double t = now_ms();
         haar_forward_ref(cpu, S->width, S->height, (size_t)S->width, A->levels, A->conv);
         S->cpu_ref_ms = now_ms() - t;
+        gl_progress_tick(&pr, 1, "forward on one core");
     }
     S->refs_gpu = gpu_refs;
     if (gpu_refs) gpu_reference(A, S);
-    else cpu_reference(A, S, cpu);
+    else cpu_reference(A, S, cpu, &pr);
+    gl_progress_end(&pr);
     for (int k = 0; k < N_KEEP && S->with_compress; k++) S->ref_psnr[k] = haar_psnr_u8(S->pixels, S->ref_recon[k], S->n);
     int wrong = gpu_refs && cpu && (long long)S->n <= TOL_CHECK_MAX_PIXELS && check_gpu_against_cpu(A, S, cpu);
     free(cpu);
