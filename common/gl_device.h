@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "gl_check.h"
 
 typedef struct {
@@ -56,7 +57,11 @@ static inline gl_device_info gl_device_open(const char *prog, int id)
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess || count == 0) {
-        printf("%s: no usable CUDA GPU (%s); skipping\n", prog,
+        /* Without an NVIDIA driver the runtime says "CUDA driver version is insufficient": say
+         * what it means on such a machine before quoting it. */
+        const int no_driver = access("/proc/driver/nvidia/version", R_OK) != 0;
+        printf("%s: no usable CUDA GPU (%s%s); skipping\n", prog,
+               no_driver ? "no NVIDIA driver loaded on this machine; the CUDA runtime says: " : "",
                err != cudaSuccess ? cudaGetErrorString(err) : "no device found");
         exit(GL_EXIT_NO_GPU);
     }

@@ -172,7 +172,7 @@ static inline const char *const *gl_lab_meta(const gl_lab *L, double copy_gbs)
 /* Start the report once the bandwidth ceiling is known; exits 1 if the CSV cannot be written. */
 static inline void gl_lab_open_report(gl_lab *L, double copy_gbs)
 {
-    if (gl_report_open(&L->report, L->name, L->cli.csv, gl_lab_meta(L, copy_gbs))) exit(GL_EXIT_FAIL);
+    if (gl_report_open(&L->report, L->name, L->prog, L->cli.csv, gl_lab_meta(L, copy_gbs))) exit(GL_EXIT_FAIL);
     L->report.copy_gbs = copy_gbs;
 }
 
@@ -190,7 +190,7 @@ static inline int gl_lab_open_beside(gl_lab *L, gl_out_file *o, const char *suff
     size_t len = strlen(csv);
     if (len > 4 && !strcmp(csv + len - 4, ".csv")) len -= 4;
     snprintf(path, sizeof path, "%.*s%s", (int)len, csv, suffix);
-    if (gl_out_open(o, L->name, "--csv (beside)", path)) exit(GL_EXIT_FAIL);
+    if (gl_out_open(o, L->prog, "--csv (beside)", path)) exit(GL_EXIT_FAIL);
     gl_write_meta(o, gl_lab_meta(L, L->report.copy_gbs));
     fprintf(o->f, "%s\n", header);
     gl_out_check(o, 0);

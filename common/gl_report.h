@@ -163,7 +163,7 @@ static inline void gl_write_meta(gl_out_file *o, const char *const *meta)
 }
 
 /* `meta` is a NULL-terminated list of "key=value" strings written as '# ' comment lines. */
-static inline int gl_report_open(gl_report *r, const char *lab, const char *csv_path,
+static inline int gl_report_open(gl_report *r, const char *lab, const char *prog, const char *csv_path,
                                  const char *const *meta)
 {
     memset(r, 0, sizeof *r);
@@ -171,9 +171,9 @@ static inline int gl_report_open(gl_report *r, const char *lab, const char *csv_
     r->table = stdout;
     r->copy_gbs = NAN;
     if (csv_path && !strcmp(csv_path, "-")) {
-        gl_out_stdout(&r->out, lab, "--csv");
+        gl_out_stdout(&r->out, prog, "--csv");
         r->table = stderr;
-    } else if (csv_path && gl_out_open(&r->out, lab, "--csv", csv_path)) {
+    } else if (csv_path && gl_out_open(&r->out, prog, "--csv", csv_path)) {
         return -1;
     }
     r->csv = r->out.f;

@@ -9,7 +9,7 @@ if (n_sms == 0) {
     set title sprintf("Lab 01 - sms (%s): no sms rows in this CSV (run --only sms)", gpu)
     unset border; unset tics; unset key
     set label "no sms rows" at graph 0.5, graph 0.5 center
-    plot 2 notitle lc rgb "white"
+    set yrange [0:4]; plot 2 notitle lc rgb "white"
 } else {
     set title sprintf("Lab 01 - bandwidth vs. SMs (green contexts; L2 and DRAM stay the whole GPU's) (%s)", gpu)
     set xlabel "SMs the kernels run on"

@@ -9,7 +9,7 @@ if (n_sms == 0) {
     set title sprintf("Lab 03 - sms (%s): no sms_seed rows in this CSV (run --only sms)", gpu)
     unset border; unset tics; unset key
     set label "no sms_seed rows" at graph 0.5, graph 0.5 center
-    plot 2 notitle lc rgb "white"
+    set yrange [0:4]; plot 2 notitle lc rgb "white"
 } else {
     set title sprintf("Lab 03 - S2 / S1 on 16, 32, 64 SMs and the whole GPU (%s)", gpu)
     set xlabel "vector size (elements)"

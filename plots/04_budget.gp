@@ -43,7 +43,7 @@ if (!have) {
     set title sprintf("Lab 04 - the instruction budget (%s): no budget_%s.csv (plots/ncu_check.py --budget)", gpu, name) noenhanced
     unset border; unset tics; unset key
     set label "no budget file" at graph 0.5, graph 0.5 center
-    plot 2 notitle lc rgb "white"
+    set yrange [0:4]; plot 2 notitle lc rgb "white"
 } else {
     set datafile separator whitespace
     set title sprintf("The instruction budget at the memory floor (%s): instructions per pixel by pipe\n(%% over a bar: its binding pipe against this GPU's budget at 100%% of memcpy)", gpu) noenhanced

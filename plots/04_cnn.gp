@@ -25,7 +25,7 @@ if (n_cnn == 0) {
     set title sprintf("Lab 04 - CNN convolution (%s): no cnn rows in this CSV (run --only cnn)", gpu)
     unset border; unset tics; unset key
     set label "no cnn rows" at graph 0.5, graph 0.5 center
-    plot 2 notitle lc rgb "white"
+    set yrange [0:4]; plot 2 notitle lc rgb "white"
 } else {
     stats src using (strcol("experiment") eq "cnn" ? column("param") : NaN) nooutput
     # x tics: the configuration names of the cudnn@NAME or ours...@NAME rows at their param (the config index)

@@ -31,7 +31,7 @@ if (!have_cols || fp32 eq "" || n_cnn == 0) {
     set title sprintf("Lab 04 - CNN roofline (%s): this run has no roofline columns (intensity, the cnn peaks); run --only cnn at a newer commit", gpu) noenhanced
     unset border; unset tics; unset key
     set label "no roofline data" at graph 0.5, graph 0.5 center
-    plot 2 notitle lc rgb "white"
+    set yrange [0:4]; plot 2 notitle lc rgb "white"
 } else {
     peak32 = real(fp32)
     copy = real(meta("copy_gbs"))

@@ -27,7 +27,7 @@ if (n_rows < 6) {
     set title sprintf("Lab 04 - kernel fusion (%s): no fusion rows in this CSV (run --only fusion)", gpu)
     unset border; unset tics; unset key
     set label "no fusion rows" at graph 0.5, graph 0.5 center
-    plot 2 notitle lc rgb "white"
+    set yrange [0:4]; plot 2 notitle lc rgb "white"
 } else {
     data = sprintf("< %s '%s'", rows, src)
     gains = sprintf("< %s '%s' | %s", rows, src, gain_awk)

@@ -22,7 +22,7 @@ if (n_rows < 4) {
     set title sprintf("Lab 04 - the median ladder (%s): no median rows in this CSV (run --only median)", gpu)
     unset border; unset tics; unset key
     set label "no median rows" at graph 0.5, graph 0.5 center
-    plot 2 notitle lc rgb "white"
+    set yrange [0:4]; plot 2 notitle lc rgb "white"
 } else {
     data = sprintf("< %s '%s'", rows, src)
     w = int(system(sprintf("%s '%s' | head -1 | cut -d' ' -f5", rows, src)))

@@ -9,7 +9,7 @@ if (!have) {
     set title sprintf("Lab 05 - compression (%s): no companion .compress.csv beside this CSV", gpu)
     unset border; unset tics; unset key
     set label "no compress results" at graph 0.5, graph 0.5 center
-    plot 2 notitle lc rgb "white"
+    set yrange [0:4]; plot 2 notitle lc rgb "white"
 } else {
     set title sprintf("Lab 05 - keep the largest k%%, reconstruct: PSNR vs kept share (%s)", gpu)
     set xlabel "coefficients kept (%)"

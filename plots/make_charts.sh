@@ -41,6 +41,7 @@ out=$(cd "$out" && pwd)
 run_start=$SECONDS
 
 csvs=() sources=()   # one entry per lab: the CSV to render, and where it came from
+measured=0           # labs that ran on this machine's GPU (exit 0)
 use() { csvs+=("$1"); sources+=("$(basename "$1" .csv): $2"); }
 
 if ((reference)); then
@@ -76,6 +77,7 @@ else
         "${exes[0]}" --csv "$csv" $quick >"$log" 2>&1 || rc=$?
         echo "time $lab: $((SECONDS - lab_start)) s"
         if ((rc == 0)); then
+            measured=$((measured + 1))
             use "$csv" "measured on this machine by ${exes[0]}"
         elif ((rc == 77)); then
             csv=$data/$lab.csv
@@ -93,6 +95,11 @@ fi
 # The run's wall time: every lab and, when drawn, the charts.
 run_time() {
     if ((reference)); then return; fi
+    if ((measured == 0)); then  # every lab exited 77: say so, not a run's time
+        echo "no lab ran on a GPU here (every lab exited 77, no usable GPU): $out/data/ holds no CSV; the" \
+             "charts come from the committed reference results in $data ($((SECONDS - run_start)) s)"
+        return
+    fi
     if [[ -n $quick ]]; then echo "quick run (plots-quick): $((SECONDS - run_start)) s"
     else echo "full run (plots): $((SECONDS - run_start)) s"; fi
 }
@@ -126,7 +133,7 @@ for csv in "${csvs[@]}"; do
             err=$("$gnuplot" -e "set loadpath '$plots'; csv='$csv'; out='$chart'; fmt='$fmt'" \
                 -e "l2_bytes=$l2; copy_gbs=$copy; gpu='$gpu'" "$gp" 2>&1) ||
                 die "gnuplot failed on $gp with $csv:"$'\n'"$err"
-            [[ -z $err ]] || echo "$err" >&2
+            [[ -z $err ]] || sed "s|^|$(basename "$gp") ($fmt, $(basename "$csv")): |" <<<"$err" >&2
             [[ $err != *"no column with header"* ]] || die "$csv lacks a column that $gp reads"
             [[ $err != *"no valid points"* ]] || die "$gp plots a series that $csv has no rows for"
             [[ -s $chart.$fmt ]] || die "$gp wrote no $chart.$fmt (or an empty one)"

@@ -98,7 +98,7 @@ static void test_csv(void)
     const char *meta[] = {"lab=test", "gpu=Some GPU", NULL};
     gl_report r;
     FILE *null = fopen("/dev/null", "w");
-    CHECK(gl_report_open(&r, "99_test", path, meta) == 0, "open");
+    CHECK(gl_report_open(&r, "99_test", "prog99", path, meta) == 0, "open");
     r.table = null;
     gl_row row = gl_row_new("exp", "va,r\"x", 1024);
     row.param = 3;
@@ -186,7 +186,7 @@ static void write_report(const char *path)
 {
     const char *meta[] = {"lab=test", NULL};
     gl_report r;
-    if (gl_report_open(&r, "99_test", path, meta)) _exit(7);
+    if (gl_report_open(&r, "99_test", "prog99", path, meta)) _exit(7);
     r.table = fopen("/dev/null", "w");
     gl_row row = gl_row_new("exp", "v", 1024);
     for (int i = 0; i < 2000; i++) gl_report_row(&r, &row);
@@ -200,7 +200,7 @@ static void test_csv_errors(void)
     char msg[2048];
     int rc = in_child(write_report, "/dev/full", msg, sizeof msg);
     CHECK(rc == 1, "--csv /dev/full: exit %d", rc);
-    CHECK(strstr(msg, "cannot write --csv file '/dev/full': No space left on device") != NULL, "message: %s", msg);
+    CHECK(strstr(msg, "prog99: cannot write --csv file '/dev/full': No space left on device") != NULL, "message: %s", msg);
     rc = in_child(write_report, "/no/such/dir/x.csv", msg, sizeof msg);
     CHECK(rc == 7 && strstr(msg, "'/no/such/dir/x.csv': No such file or directory"), "missing dir: %d %s", rc, msg);
 
@@ -211,7 +211,7 @@ static void test_csv_errors(void)
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     const char *meta[] = {"lab=test", NULL};
     gl_report r;
-    CHECK(gl_report_open(&r, "99_test", path, meta) == 0, "open %s", path);
+    CHECK(gl_report_open(&r, "99_test", "prog99", path, meta) == 0, "open %s", path);
     r.table = fopen("/dev/null", "w");
     gl_row row = gl_row_new("exp", "v", 1024);
     gl_report_row(&r, &row);

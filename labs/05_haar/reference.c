@@ -26,6 +26,10 @@ int haar_check(int width, int height, int levels, char *err, size_t errlen)
         return -1;
     }
     int max = haar_max_levels(width, height);
+    if (max < 1) { /* an odd side: no level at all */
+        snprintf(err, errlen, "%d x %d has an odd side: one level needs both sides even", width, height);
+        return -1;
+    }
     if (levels < 1 || levels > max) {
         snprintf(err, errlen, "%d level(s) need both sides to be multiples of 2^%d; %d x %d allows 1..%d", levels,
                  levels, width, height, max);

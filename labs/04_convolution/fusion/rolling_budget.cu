@@ -15,6 +15,17 @@
 #include "rolling_flat.cuh"
 #include "gl_bulk.cuh" /* gl_resident_blocks */
 
+/* A block count for __launch_bounds__ that the architecture allows: sm_75 and sm_86 hold at most 16
+ * resident blocks an SM, sm_89 24, sm_80 and sm_90 32 (ptxas ignores a larger value with a warning). */
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 750 || __CUDA_ARCH__ == 860)
+#define BK_MAX_BLOCKS_PER_SM 16
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 890
+#define BK_MAX_BLOCKS_PER_SM 24
+#else
+#define BK_MAX_BLOCKS_PER_SM 32
+#endif
+#define BK_MIN_BLOCKS(n) ((n) < BK_MAX_BLOCKS_PER_SM ? (n) : BK_MAX_BLOCKS_PER_SM)
+
 /* The median dpx rung (16 pixels a lane) with 48-row strips, with 6 rows loaded ahead, and both.
  * What else could bind dpx (ncu at 34db515: 14.3 instructions a pixel, ALU at 69% and issue at 64%
  * of the H100's budget, yet 74.6% of memcpy where best, ALU-bound at 98.8%, reaches 80.5%):
@@ -83,7 +94,7 @@ static __global__ void BK_BOUNDS bk_kernel_fused_lean_r192(bk_args a) { rolling_
  * issued instruction: the schedulers, not the ALU (56% busy), now bind. 16 pixels a lane (np = 8,
  * fused_lean's layout) in 128 registers: 25.53 instructions a pixel but 12.5 warps, 33.5%; in 96
  * (284 bytes spilled) 29.4% (probe rungs, not kept). */
-static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_half(bk_args a)
+static __global__ void __launch_bounds__(BK_THREADS, BK_MIN_BLOCKS(24)) bk_kernel_fused_half(bk_args a)
 {
     rolling_body(a, BK_GAUSS_HALF, 3, 4, BK_ROWS_DPX, true);
 }
@@ -99,11 +110,11 @@ static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_half(bk
  * labs/04_convolution/fusion/probes/pipe_rates.cu: alternating ALU and FMA instructions issue 122 a clock with two
  * register operands each and 83-89 with three on one or both sides; fused_xor moves work to
  * three-operand LOP3s on the ALU pipe. */
-static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_xor(bk_args a)
+static __global__ void __launch_bounds__(BK_THREADS, BK_MIN_BLOCKS(24)) bk_kernel_fused_xor(bk_args a)
 {
     rolling_body(a, BK_GAUSS_XOR, 3, 4, BK_ROWS_DPX, true);
 }
-static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_xorc(bk_args a)
+static __global__ void __launch_bounds__(BK_THREADS, BK_MIN_BLOCKS(24)) bk_kernel_fused_xorc(bk_args a)
 {
     rolling_body(a, BK_GAUSS_XORC, 3, 4, BK_ROWS_DPX, true);
 }
@@ -124,7 +135,7 @@ static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_xorc(bk
  * loaded "3 rows ahead" is in flight for about one row; Nsight Compute (H100) samples 28% of the
  * warps' cycles waiting for it at the loop's first byte permute (fused_xorc: 16%). Yet 6 rows ahead (in flight for
  * four rows) gained nothing: other warps had instructions to issue in those cycles. */
-static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat(bk_args a)
+static __global__ void __launch_bounds__(BK_THREADS, BK_MIN_BLOCKS(24)) bk_kernel_fused_flat(bk_args a)
 {
     rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_DPX);
 }
@@ -138,7 +149,7 @@ static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat(bk
  * 3/8 as long), and the warps wait less for loads (1.4 warps stalled on a load per instruction
  * issued, not 2.0), for 3.4% more instructions (24.63 a pixel, 23.82). */
 #define BK_ROWS_FLAT 36
-static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat_r36(bk_args a)
+static __global__ void __launch_bounds__(BK_THREADS, BK_MIN_BLOCKS(24)) bk_kernel_fused_flat_r36(bk_args a)
 {
     rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, BK_ROWS_FLAT);
 }
@@ -159,7 +170,7 @@ static __global__ void __launch_bounds__(BK_THREADS, 24) bk_kernel_fused_flat_r3
 template <int ROWS> /* 72, or 0: the height in `rows` (a loop bound in a register: 492 instructions, not 495; at
                         16384^2 on the H100 69.5 / 69.4% in run f3d15be, the constant 69.5-70.3% in six runs:
                         72 keeps its constant, the kernel measured since d0723ba) */
-static __global__ void __launch_bounds__(BK_THREADS, 28) bk_kernel_fused_flat_sf(bk_args a, int rows)
+static __global__ void __launch_bounds__(BK_THREADS, BK_MIN_BLOCKS(28)) bk_kernel_fused_flat_sf(bk_args a, int rows)
 {
     rolling_body_flat(a, BK_GAUSS_FLAT, 3, 4, ROWS ? ROWS : rows, slowest_first_block()); /* fusion.h's bk_sf_rows */
 }

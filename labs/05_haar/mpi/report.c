@@ -229,7 +229,7 @@ void open_report(app *A)
                                       "ratio = speedup over 1 rank (total rows) or the row's named ratio");
     for (int i = 0; i < k; i++) meta[i] = buf[i];
     meta[k] = NULL;
-    if (gl_report_open(&A->report, LAB, A->cli.csv, (const char *const *)meta)) MPI_Abort(MPI_COMM_WORLD, 1);
+    if (gl_report_open(&A->report, LAB, PROG, A->cli.csv, (const char *const *)meta)) MPI_Abort(MPI_COMM_WORLD, 1);
     A->quiet = fopen("/dev/null", "w");
     if (A->quiet) A->report.table = A->quiet; /* the suite's per-row lines: our own tables instead */
 }
