@@ -11,6 +11,7 @@
 # still run and write their CSVs and logs; the last line then says the charts were not drawn and
 # the command that draws them from those CSVs (here once gnuplot is installed, or on any machine).
 # Prints each lab's wall time (`time NN_name: N s`) and the whole run's (`full run (plots): N s`).
+# Last, OUTDIR/index.html: the instructor's page (plots/report.py), the run beside the committed GPUs.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -104,7 +105,21 @@ run_time() {
     else echo "full run (plots): $((SECONDS - run_start)) s"; fi
 }
 
+# The instructor's page (plots/report.py): index.html beside the charts, this run's figures beside the
+# committed GPU folders. Written with or without gnuplot (without it: the tables, no charts).
+report() {
+    local dir=$data src=reference
+    if ((!reference && measured > 0)); then dir=$out/data src=measured; fi
+    if command -v python3 >/dev/null; then
+        python3 "$plots/report.py" --charts "$out" --data "$dir" --source "$src" ||
+            die "report.py failed: no $out/index.html"
+    else
+        echo "make_charts: python3 not found: no $out/index.html (the instructor's page)"
+    fi
+}
+
 if ((!have_gnuplot)); then
+    report
     echo "data:"
     printf '  %s\n' "${sources[@]}"
     run_time
@@ -144,6 +159,7 @@ done
 
 echo "charts written:"
 printf '  %s\n' "${written[@]}"
+report
 echo "data:"
 printf '  %s\n' "${sources[@]}"
 run_time
