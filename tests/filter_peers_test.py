@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""filter_peers_test.py CONV_PICTURES: plots/filter_peers.py without a GPU.
+"""filter_peers_test.py CONV_PICTURES: peers/filter_peers.py without a GPU.
 1. Its NumPy reference() equals the lab's C reference (ladder/reference.c, through the build's
    conv_pictures) bit for bit, frame included, for the three filters on odd and tiny pictures.
 2. Where OpenCV-Python is installed, cv2.filter2D as the script calls it (delta = -15/32) equals
@@ -19,7 +19,7 @@ except ImportError:
     sys.exit(77)
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(root, "plots"))
+sys.path.insert(0, os.path.join(root, "peers"))
 import filter_peers as fp  # noqa: E402
 
 FILTERS = {"smooth": (fp.SMOOTH, 4), "sharpen": (((0, -1, 0), (-1, 5, -1), (0, -1, 0)), 0),
@@ -94,7 +94,7 @@ def csv_written(tool, tmp):
     cpu = fp.csv_row("opencv_cpu", 1024, 1024, 20, (0.2, 0.1, 0.3), 3000.0, None)
     check(cpu["pct_of_copy"] == "" and cpu["ratio"] == "", "csv_row: no % of the GPU's memcpy for the CPU peer")
     out = os.path.join(tmp, "peers.csv")
-    run = subprocess.run([sys.executable, os.path.join(root, "plots/filter_peers.py"), "--out", out, "--tool", tool,
+    run = subprocess.run([sys.executable, os.path.join(root, "peers/filter_peers.py"), "--out", out, "--tool", tool,
                           "--lab-csv", lab, "--reps", "2", "--warmup", "0"], stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
     print(run.stdout.rstrip())
@@ -116,7 +116,7 @@ def csv_written(tool, tmp):
 
 
 def usage(tool, tmp):
-    script = os.path.join(root, "plots/filter_peers.py")
+    script = os.path.join(root, "peers/filter_peers.py")
     for args, word in ((["--out", os.path.join(tmp, "x.csv")], "--tool"),
                        (["--out", "/no/such/dir/x.csv", "--tool", tool], "--out"),
                        (["--out", os.path.join(tmp, "x.csv"), "--tool", tool, "--peers", "npp"], "--peers"),

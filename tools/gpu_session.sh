@@ -7,8 +7,8 @@
 #             8 at a time (tools/gpu_suite.py -> gpu_suite.tsv, gpu_suite.logs/)
 #   sanitize  compute-sanitizer memcheck, racecheck, initcheck, synccheck on every lab's --quick
 #   full      every lab's full run, CSV and log (NN_name.csv, NN_name.log); for Lab 04 also the
-#             OpenCV and CuPy peers of the sizes experiment (plots/filter_peers.py ->
-#             04_convolution.peers.csv), for Lab 05 the PyTorch peer (plots/haar_torch.py ->
+#             OpenCV and CuPy peers of the sizes experiment (peers/filter_peers.py ->
+#             04_convolution.peers.csv), for Lab 05 the PyTorch peer (peers/haar_torch.py ->
 #             05_haar.torch.csv)
 #   ncu       the Nsight Compute cross-checks, plots/ncu_check.py per lab (01: sectors/request;
 #             02: efficiency; 03: occupancy and SM efficiency; 04 and 05: requests and
@@ -61,12 +61,12 @@ for step in "$@"; do
         "$exe" --csv "$out/$lab.csv" >"$out/$lab.log" 2>&1 || { status=1; echo "$lab: exit $?"; }
         tail -30 "$out/$lab.log"
         if [[ $lab == 04_* ]]; then  # OpenCV (CPU) and CuPy on the sizes pictures (77: neither there)
-          python3 "$root/plots/filter_peers.py" --out "$out/$lab.peers.csv" --tool "$build/plots/conv_pictures" \
+          python3 "$root/peers/filter_peers.py" --out "$out/$lab.peers.csv" --tool "$build/peers/conv_pictures" \
             --lab-csv "$out/$lab.csv" >"$out/$lab.peers.log" 2>&1
           echo "filter_peers.py: exit $?"; cat "$out/$lab.peers.log"
         fi
         if [[ $lab == 05_* ]]; then  # the PyTorch peer, same GPU, same run (77: no PyTorch there)
-          python3 "$root/plots/haar_torch.py" "$out/$lab.torch.csv" >"$out/$lab.torch.log" 2>&1
+          python3 "$root/peers/haar_torch.py" "$out/$lab.torch.csv" >"$out/$lab.torch.log" 2>&1
           echo "haar_torch.py: exit $?"; cat "$out/$lab.torch.log"
         fi
       done < <(labs) ;;

@@ -1,4 +1,4 @@
-/* conv_pictures.c - for plots/filter_peers.py (Lab 04's peers) and its cpu test:
+/* conv_pictures.c - for peers/filter_peers.py (Lab 04's peers) and its cpu test:
  *   conv_pictures WIDTH HEIGHT SEED OUTDIR [FILTER]
  * writes OUTDIR/in.u8, the picture Lab 04 generates for that size and seed (gl_image_generate:
  * the `sizes` experiment's picture s has seed = the run's seed + 2 + s), and with FILTER (smooth,

@@ -7,7 +7,7 @@ on the GPU), on the pictures and sizes of the lab's `sizes` experiment, timed as
 usage: filter_peers.py --out OUT.csv --tool CONV_PICTURES [--lab-csv LAB.csv] [--quick] [--seed S]
                        [--reps N] [--warmup N] [--peers opencv_cpu,cupy]
 
-  --tool     the build's plots/conv_pictures (writes the lab's generated picture of each size)
+  --tool     the build's peers/conv_pictures (writes the lab's generated picture of each size)
   --lab-csv  the lab's CSV of the same session: its seed, --quick, memcpy (copy_gbs: pct_of_copy
              of the GPU peer) and NPP's times (ratio = time / NPP's time, as the lab's sizes rows)
   --quick    the lab's --quick sizes (1024^2 and 1029 x 525; default: those of --lab-csv)
@@ -205,7 +205,7 @@ def parse(argv):
     if bad or a.reps < 1 or a.warmup < 0:
         p.error(f"--peers takes opencv_cpu and cupy (got {a.peers}); --reps >= 1, --warmup >= 0")
     if not os.access(a.tool, os.X_OK):
-        p.error(f"--tool '{a.tool}' is not an executable (the build's plots/conv_pictures)")
+        p.error(f"--tool '{a.tool}' is not an executable (the build's peers/conv_pictures)")
     if a.lab_csv and not os.path.isfile(a.lab_csv):
         p.error(f"--lab-csv '{a.lab_csv}': no such file")
     out_dir = os.path.dirname(os.path.abspath(a.out))
@@ -259,7 +259,7 @@ def main(argv):
                       + (f", {float(row['ratio']):.2f}x NPP's time" if row["ratio"] else "")
                       + f"; interior {(w - 2) * (h - 2)} pixels exact")
                 del call, result
-    comments = ["lab=04_convolution", "source=plots/filter_peers.py (the lab's peers; sizes rows only)",
+    comments = ["lab=04_convolution", "source=peers/filter_peers.py (the lab's peers; sizes rows only)",
                 f"seed={seed}", f"quick={int(quick)}"] + [p[3] for p in peers]
     if copy_gbs:
         comments.append(f"copy_gbs={copy_gbs}")
