@@ -5,8 +5,11 @@ For each GPU folder and lab, every (experiment, variant, size, param) row presen
 reference CSVs (plots/data/GPU/NN_name[.cnn|.fusion].csv) and the new run (plots/data/GPU/RUN/NN_name.csv),
 CPU rows excepted: how many new medians lie within the reference's min..max widened by 2%, the
 median |deviation|, and the three rows that moved most. Usage: tools/compare_runs.py GPU:RUN ...
-(default: this session's h100:run_e33c6eb h200:run_d71136d). Run from the repository root."""
+(default: this session's h100:run_e33c6eb h200:run_d71136d). Run from the repository root. Each lab's
+headline figures (plots/report.py's HEADLINES, the instructor's page's table) are printed beside."""
 import csv,sys,os,statistics
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plots"))
+import report  # the one table of headline figures (plots/report.py's HEADLINES)
 def load(p):
     rows={}
     with open(p) as f:
@@ -29,4 +32,7 @@ for gpu,new in pairs:
     dev=[abs(n[k][0]/o[k][0]-1) for k in common if o[k][0]>0]
     inspread=sum(1 for k in common if o[k][1]*0.98<=n[k][0]<=o[k][2]*1.02)
     w=sorted(common,key=lambda k:-abs(n[k][0]/o[k][0]-1))[:3]
+    ref_rows,_=report.load_lab(f'plots/data/{gpu}',lab); new_rows,_=report.load_lab(f'plots/data/{gpu}/{new}',lab)
+    for (label,a),(_,b) in zip(report.HEADLINES[lab](ref_rows),report.HEADLINES[lab](new_rows)):
+        print(f"  headline {label}: reference {a}, {new} {b}")
     print(f"{gpu} {lab}: {len(common)} rows; within old min..max +-2%: {inspread}; median |dev| {100*statistics.median(dev):.2f}%; within 3%: {sum(d<=0.03 for d in dev)}; worst: "+"; ".join(f"{k[0]}/{k[1]}/{k[2]}/{k[3]} {100*(n[k][0]/o[k][0]-1):+.1f}%" for k in w))
