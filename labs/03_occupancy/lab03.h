@@ -51,7 +51,16 @@ typedef struct {
     uint32_t sample_warps;
 } output_check;
 
+/* measure.c: the measured launch every experiment calls down into. */
 void lab03_report(lab03 *L, gl_row *row);
+void lab03_enqueue_job(void *ctx, cudaStream_t s); /* a launch_job, for gl_time and the exercise */
+/* The reference of a work kernel's output i (ctx: a work_ref_ctx). */
+typedef struct {
+    const float *x;
+    uint32_t iters;
+    int accumulators; /* 0: a plain FMA chain */
+} work_ref_ctx;
+float lab03_work_ref(const void *ctx, uint32_t i);
 /* Calculator = API, residency, poison, time, check: one row (not yet reported). */
 occ_result lab03_measure(lab03 *L, launch_job *j, gl_row *row, const output_check *out, int timeline);
 /* One compute-bound row: `kernel` on the arrays, FLOPs = 2 x n x iters x max(1, accumulators). */

@@ -41,6 +41,7 @@ typedef struct {
 
 /* Compare the w x h part of got (pitch) with want: |got - want| <= tol (tol 0: bit for bit);
  * a mismatch prints the first ones and exits 1 (main.c). */
+/* check.c: checking against the reference, and the run's selection (main.c and compress.c call down). */
 check_result lab05_compare(const char *what, const float *got, const float *want, const haar_case *k, double tol);
 double lab05_max_abs(const float *v, const haar_case *k); /* max |value| of the w x h part */
 int lab05_wanted(const lab05 *L, const char *experiment);
