@@ -4,15 +4,15 @@
 From the built objects of each lab executable (BUILDROOT/labs/NN_x/<exe>.p/**/*.o), a file-level call
 graph by `nm`: file A calls file B when A's undefined symbols include one B defines. A pair that calls
 both ways is a circle (one of them should call down into a third file the other also uses); the test
-fails naming each pair and the symbols that tie it. haar_mpi (labs/05_haar/mpi/) is listed, not
-checked: its circles are issue 47's item 3, still open. Exit 77 when nm is missing or nothing is built."""
+fails naming each pair and the symbols that tie it. Every lab executable is checked, haar_mpi
+included. Exit 77 when nm is missing or nothing is built."""
 import glob
 import os
 import shutil
 import subprocess
 import sys
 
-PENDING = ("haar_mpi.p",)
+PENDING = ()  # executables listed but not checked (none)
 
 
 def symbols(obj, flag):
@@ -48,7 +48,7 @@ def main(root):
         found = circles(objs)
         name = os.path.relpath(t, root)
         if os.path.basename(t) in PENDING:
-            print(f"{name}: not checked (issue 47 item 3); its circles now: " +
+            print(f"{name}: not checked; its circles now: " +
                   ", ".join(f"{os.path.basename(a)} <-> {os.path.basename(b)}" for a, b, _, _ in found))
             continue
         for a, b, ab, ba in found:

@@ -42,7 +42,6 @@
 #include <unistd.h>
 #include "haar_mpi.h"
 
-FILE *g_out;
 
 /* One experiment at one image on every rank count; rank 0 prints and records. Returns the
  * status agreed by all ranks. */
@@ -81,7 +80,7 @@ static int scale(app *A, int e, int use_gpu, source *S, int weak_side, result *a
         if (e == EXP_WEAK) source_close(A, &weak);
         if (status) break;
     }
-    if (A->world_rank == 0 && status == 0) print_verified(e);
+    if (A->world_rank == 0 && status == 0) print_verified(A, e);
     return status;
 }
 
@@ -104,9 +103,9 @@ int main(int argc, char **argv)
     int first = A.local_rank == 0;
     MPI_Allreduce(&first, &A.nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 
-    g_out = stdout;
+    A.out = stdout;
     parse_command_line(&A, argc, argv);
-    if (A.cli.csv && !strcmp(A.cli.csv, "-")) g_out = stderr;
+    if (A.cli.csv && !strcmp(A.cli.csv, "-")) A.out = stderr;
     check_experiments(&A);
     check_sizes(&A);
     open_gpus(&A);
@@ -126,23 +125,23 @@ int main(int argc, char **argv)
         int use_gpu = A.gpu >= 0 && e != EXP_CPU;
         if (needs_nccl(e) && !nccl_built()) { /* --only nccl without NCCL stopped in check_experiments */
             if (A.world_rank == 0)
-                fprintf(g_out, "\n== %s: not run (this haar_mpi was built without NCCL)\n", NAMES[e].name);
+                fprintf(A.out, "\n== %s: not run (this haar_mpi was built without NCCL)\n", NAMES[e].name);
             continue;
         }
         if (needs_nccl(e) && A.gpu >= 0 && A.shared_gpus) { /* NCCL refuses a GPU twice in one communicator */
             if (A.world_rank == 0)
-                fprintf(g_out, "\n== %s: not run (ranks share a GPU here; NCCL needs a GPU of its own per rank)\n",
+                fprintf(A.out, "\n== %s: not run (ranks share a GPU here; NCCL needs a GPU of its own per rank)\n",
                         NAMES[e].name);
             continue;
         }
         if (A.cpu_only && (e == EXP_SEED || e == EXP_DEVICE || needs_nccl(e))) {
             if (A.world_rank == 0)
-                fprintf(g_out, "\n== %s: not run with --cpu (%s)\n", NAMES[e].name,
+                fprintf(A.out, "\n== %s: not run with --cpu (%s)\n", NAMES[e].name,
                        e == EXP_SEED ? "the cpu experiment is the seed mode on CPUs" : "it needs GPUs");
             continue;
         }
         if (e == EXP_WEAK && A.cli.image) {
-            if (A.world_rank == 0) fprintf(g_out, "\n== weak: not run with --image (it needs a picture per rank count)\n");
+            if (A.world_rank == 0) fprintf(A.out, "\n== weak: not run with --image (it needs a picture per rank count)\n");
             continue;
         }
         if (e == EXP_WEAK) {
@@ -164,7 +163,7 @@ int main(int argc, char **argv)
     if (A.world_rank == 0) {
         gl_report_close(&A.report);
         if (A.quiet) fclose(A.quiet);
-        if (!status) fprintf(g_out, "\nall multi-rank results verified against the single-process results\n");
+        if (!status) fprintf(A.out, "\nall multi-rank results verified against the single-process results\n");
     }
     if (A.gpu >= 0) {
         for (int i = 0; i < 4; i++) GL_CHECK(cudaEventDestroy(A.ev[i]));

@@ -36,7 +36,6 @@ extern const gl_name NAMES[EXP_COUNT];
 
 enum { PH_READ, PH_SCATTER, PH_H2D, PH_KERNEL, PH_D2H, PH_GATHER, PH_ASSEMBLE, PH_WRITE, PH_SELECT, PH_PSNR,
        PH_TOTAL, PH_COUNT };
-extern FILE *g_out; /* rank 0's tables: stdout, or stderr when the CSV goes to stdout (haar_mpi.c) */
 #define NOT_TIMED (-1.0) /* a phase this rank did not run (the maximum over ranks ignores it) */
 
 static inline void phase_add(double *ph, int k, double ms) { ph[k] = (ph[k] < 0 ? 0 : ph[k]) + ms; }
@@ -61,6 +60,7 @@ typedef struct {
     int rank_counts[MAX_RANK_COUNTS], n_rank_counts;
     gl_report report; /* rank 0 */
     FILE *quiet;      /* the report's per-row lines go here; we print our own tables */
+    FILE *out;        /* rank 0's tables: stdout, or stderr when the CSV goes to stdout */
     char tag[64];     /* unique part of this run's file names in io_dir */
 } app;
 
@@ -161,6 +161,8 @@ void read_picture(const source *S, float *image);
 
 /* ---- modes.c ---- */
 int run_experiment(const app *A, int e, int use_gpu, const source *S, MPI_Comm comm, result *R);
+
+/* ---- runs.c: what every mode shares ---- */
 /* One run of a mode (its phases into ph); run_timed: the untimed and the timed runs, per phase the
  * maximum over ranks, the median over runs into R (rank 0). */
 typedef void (*run_fn)(const app *A, problem *P, void *ctx, double *ph);
@@ -170,7 +172,7 @@ long long verify(const char *what, const float *got, const float *want, size_t n
 const char *label(char *buf, size_t len, const char *what, const problem *P, const char *part);
 void add_checked(result *R, long long c);
 
-/* compress and nccl_compress: one keep fraction's state, its result fields and its checks (modes.c). */
+/* compress and nccl_compress: one keep fraction's state, its result fields and its checks (runs.c). */
 typedef struct {
     const source *S;
     float *h_rec; /* this rank's reconstruction */
@@ -202,7 +204,7 @@ void print_strips(const app *A, const source *img, int n);
 void report_result(app *A, int e, const char *backend, int k, const source *img, const result *R,
                    const result *one);
 void report_cpu_ref(app *A, int e, const source *img);
-void print_verified(int e);
+void print_verified(const app *A, int e);
 void remember_totals(const app *A, int e, const source *S, const result *all, ours_row *ours, int *n_ours);
 void print_seed_table(const app *A, const ours_row *ours, int n);
 

@@ -93,16 +93,16 @@ static void csv_result(app *A, int e, const char *backend, const char *keep, con
 }
 
 /* Under the table line: the links measured in the same run, and what the mode made of them. */
-static void print_links(int e, const source *S, const result *R)
+static void print_links(FILE *f, int e, const source *S, const result *R)
 {
     if (R->link_kind == LINK_PCIE)
-        fprintf(g_out, "       ^ the image's %.1f MiB on rank 0, plain copies: cudaMemcpy from / to pinned memory "
+        fprintf(f, "       ^ the image's %.1f MiB on rank 0, plain copies: cudaMemcpy from / to pinned memory "
                        "(PCIe) "
                        "H2D %.1f GB/s, D2H %.1f GB/s; memcpy on one core %.1f GB/s\n", 4.0 * S->n / 1048576.0,
                 R->link[0], R->link[1], R->link[2]);
     if (R->link_kind == LINK_PEER && e == EXP_NCCL) {
         double out = gl_gbs(R->moved_bytes, R->med[PH_SCATTER]), in = gl_gbs(R->moved_bytes, R->med[PH_GATHER]);
-        fprintf(g_out, "       ^ peer copies (cudaMemcpyPeerAsync, the same %.1f MiB): out of GPU 0 %.1f GB/s, into it "
+        fprintf(f, "       ^ peer copies (cudaMemcpyPeerAsync, the same %.1f MiB): out of GPU 0 %.1f GB/s, into it "
                        "%.1f GB/s; NCCL: scatter %.1f GB/s (%.0f%%), gather %.1f GB/s (%.0f%%)\n",
                 R->moved_bytes / 1048576.0, R->link[0], R->link[1], out, 100.0 * out / R->link[0], in,
                 100.0 * in / R->link[1]);
@@ -117,7 +117,7 @@ static const gl_col TABLE[] = {
 };
 #define TABLE_COLS ((int)(sizeof TABLE / sizeof TABLE[0]))
 
-static void table_line(int e, const source *S, const result *R, const result *one)
+static void table_line(FILE *out, int e, const source *S, const result *R, const result *one)
 {
     double v[TABLE_COLS - 1];
     for (int k = 0; k < PH_COUNT; k++) v[k] = R->med[k];
@@ -129,7 +129,7 @@ static void table_line(int e, const source *S, const result *R, const result *on
     v[PH_COUNT + 3] = e == EXP_WEAK || is_compress(e) ? NAN : S->cpu_ref_ms / R->med[PH_TOTAL];
     char ranks[16];
     snprintf(ranks, sizeof ranks, "%d", R->ranks);
-    gl_table_line(g_out, TABLE, TABLE_COLS, ranks, v);
+    gl_table_line(out, TABLE, TABLE_COLS, ranks, v);
 }
 
 /* ---------------------------------------------------------------- the seed's table */
@@ -147,12 +147,12 @@ static const seed_row SEED_TABLE2[] = {
 void print_seed_table(const app *A, const ours_row *ours, int n)
 {
     if (A->world_rank != 0 || n == 0) return;
-    fprintf(g_out, "\n== the seed's Table 2 (4 nodes, GTX 780 + i5-4670, Gigabit Ethernet) beside ours (%d rank(s) "
+    fprintf(A->out, "\n== the seed's Table 2 (4 nodes, GTX 780 + i5-4670, Gigabit Ethernet) beside ours (%d rank(s) "
            "here; totals, medians)\n", A->world_size);
     static const gl_col cols[] = {{"size", "", 10},           {"seed:xCPU", "%.1f", 10}, {"xGPU", "%.2f", 6},
                                   {"xCluster", "%.1f", 9},     {"eff", "%.2f", 5},        {"ours:xCPU", "%.1f", 10},
                                   {"xGPU", "%.2f", 6},         {"xCluster", "%.2f", 9},   {"eff", "%.2f", 5}};
-    gl_table_header(g_out, cols, 9);
+    gl_table_header(A->out, cols, 9);
     for (int i = 0; i < n; i++) {
         const seed_row *s = NULL;
         for (size_t j = 0; j < sizeof SEED_TABLE2 / sizeof SEED_TABLE2[0]; j++)
@@ -162,9 +162,9 @@ void print_seed_table(const app *A, const ours_row *ours, int n)
                        ours[i].cpuP / ours[i].seedP, ours[i].seed1 / ours[i].seedP / A->world_size};
         char size[32];
         snprintf(size, sizeof size, "%dx%d", ours[i].side, ours[i].side);
-        gl_table_line(g_out, cols, 9, size, v);
+        gl_table_line(A->out, cols, 9, size, v);
     }
-    fprintf(g_out, "(xCPU: over one core running the C reference; xGPU: over the 1-rank run; xCluster: over the "
+    fprintf(A->out, "(xCPU: over one core running the C reference; xGPU: over the 1-rank run; xCluster: over the "
            "cpu experiment on the same ranks; eff = xGPU / ranks)\n");
 }
 
@@ -242,26 +242,26 @@ void open_report(app *A)
 void print_experiment_header(const app *A, int e, const char *backend, const source *img, int first)
 {
     if (A->world_rank != 0 || !(first || e == EXP_WEAK)) return;
-    fprintf(g_out, "\n== %s (%s), %dx%d, %d level(s), %s: median of %d run(s), ms, each phase the max over ranks\n",
+    fprintf(A->out, "\n== %s (%s), %dx%d, %d level(s), %s: median of %d run(s), ms, each phase the max over ranks\n",
            NAMES[e].name, backend, img->width, img->height, A->levels, haar_convention_name(A->conv),
            A->cli.timing.reps);
     if (e == EXP_DEVICE)
-        fprintf(g_out, "%s\n", A->cuda_aware ? "MPI is CUDA-aware: device pointers go to MPI_Scatterv / "
+        fprintf(A->out, "%s\n", A->cuda_aware ? "MPI is CUDA-aware: device pointers go to MPI_Scatterv / "
                                                 "MPI_Gatherv directly"
                                               : "MPI is not CUDA-aware here: staging through pinned host "
                                                 "memory (the staging copies count in h2d and d2h)");
     if (e == EXP_NCCL)
-        fprintf(g_out, "the picture starts on rank 0's GPU; ncclSend / ncclRecv move the strips and the "
+        fprintf(A->out, "the picture starts on rank 0's GPU; ncclSend / ncclRecv move the strips and the "
                        "coefficients GPU to GPU; rank 0's GPU assembles (1 rank: the kernel alone)\n");
     if (e == EXP_NCCL_COMPRESS)
-        fprintf(g_out, "every rank's pixels on its GPU before the runs; forward, selection (histograms, ties: "
+        fprintf(A->out, "every rank's pixels on its GPU before the runs; forward, selection (histograms, ties: "
                        "ncclAllReduce), inverse, PSNR (ncclAllReduce): no coefficient leaves its GPU\n");
     if (e == EXP_BORN)
-        fprintf(g_out, "every rank: pread of its rows (read%s), %s, its own file (write); no collective\n",
+        fprintf(A->out, "every rank: pread of its rows (read%s), %s, its own file (write); no collective\n",
                 strcmp(backend, "gpu") ? ", and widened to floats" : "",
                 strcmp(backend, "gpu") ? "the C reference (kernel)"
                                        : "to its GPU as bytes and widened there (h2d), kernel, d2h");
-    if (first || e != EXP_WEAK) gl_table_header(g_out, TABLE, TABLE_COLS);
+    if (first || e != EXP_WEAK) gl_table_header(A->out, TABLE, TABLE_COLS);
 }
 
 /* The strip heights of the n-rank run (rank 0). */
@@ -270,9 +270,9 @@ void print_strips(const app *A, const source *img, int n)
     haar_strip st[1024];
     char err[300];
     if (n <= 1024 && !haar_split_rows(img->height, A->levels, n, st, err, sizeof err)) {
-        fprintf(g_out, "strips of the %d-rank run (rows):", n);
-        for (int r = 0; r < n && r < 32; r++) fprintf(g_out, " %d", st[r].rows);
-        fprintf(g_out, "%s\n", n > 32 ? " ..." : "");
+        fprintf(A->out, "strips of the %d-rank run (rows):", n);
+        for (int r = 0; r < n && r < 32; r++) fprintf(A->out, " %d", st[r].rows);
+        fprintf(A->out, "%s\n", n > 32 ? " ..." : "");
     }
 }
 
@@ -281,11 +281,11 @@ void report_result(app *A, int e, const char *backend, int k, const source *img,
                    const result *one)
 {
     char keep[16] = "";
-    table_line(e, img, R, one);
-    print_links(e, img, R);
+    table_line(A->out, e, img, R, one);
+    print_links(A->out, e, img, R);
     if (is_compress(e)) {
         snprintf(keep, sizeof keep, "/k%d", KEEP_PCT[k]);
-        fprintf(g_out, "       ^ keep %d%%: threshold %.6g (%llu equal to it, %llu of them kept), PSNR "
+        fprintf(A->out, "       ^ keep %d%%: threshold %.6g (%llu equal to it, %llu of them kept), PSNR "
                        "%.3f dB (one process: %.3f dB)\n", KEEP_PCT[k], R->threshold, R->ties,
                 R->ties_kept, R->psnr, img->ref_psnr[k]);
     }
@@ -303,9 +303,9 @@ void report_cpu_ref(app *A, int e, const source *img)
     gl_report_row(&A->report, &row);
 }
 
-void print_verified(int e)
+void print_verified(const app *A, int e)
 {
-    fprintf(g_out, "verified: every run equals the single-process result bit for bit (forward%s)\n",
+    fprintf(A->out, "verified: every run equals the single-process result bit for bit (forward%s)\n",
            is_compress(e) ? ", kept coefficients, reconstruction, PSNR"
            : e == EXP_IO || e == EXP_DEVICE || e == EXP_NCCL || e == EXP_BORN ? "" : ", inverse");
 }

@@ -259,7 +259,7 @@ void open_gpus(app *A)
     int shared = A->local_size > count;
     A->shared_gpus = agree(MPI_COMM_WORLD, shared);
     if (A->shared_gpus && A->world_rank == 0)
-        fprintf(g_out, "note: some node runs more ranks than it has GPUs: ranks share GPUs, and the times are not "
+        fprintf(A->out, "note: some node runs more ranks than it has GPUs: ranks share GPUs, and the times are not "
                "those of one GPU per rank\n");
 }
 
@@ -276,19 +276,19 @@ void print_setup(const app *A)
         MPI_Get_library_version(lib, &len);
         char *nl = strchr(lib, '\n');
         if (nl) *nl = '\0';
-        fprintf(g_out, "%s: %d rank(s) on %d node(s); %s\n", PROG, A->world_size, A->nodes, lib);
-        for (int r = 0; r < A->world_size; r++) fprintf(g_out, "  rank %d: %s\n", r, all + (size_t)r * 256);
-        if (A->gpu >= 0) gl_device_print(&A->dev, g_out);
+        fprintf(A->out, "%s: %d rank(s) on %d node(s); %s\n", PROG, A->world_size, A->nodes, lib);
+        for (int r = 0; r < A->world_size; r++) fprintf(A->out, "  rank %d: %s\n", r, all + (size_t)r * 256);
+        if (A->gpu >= 0) gl_device_print(&A->dev, A->out);
 #if defined(MPIX_CUDA_AWARE_SUPPORT)
-        fprintf(g_out, "CUDA-aware MPI: compiled with MPIX_CUDA_AWARE_SUPPORT = %d, MPIX_Query_cuda_support() = %d\n",
+        fprintf(A->out, "CUDA-aware MPI: compiled with MPIX_CUDA_AWARE_SUPPORT = %d, MPIX_Query_cuda_support() = %d\n",
                (int)MPIX_CUDA_AWARE_SUPPORT, A->cuda_aware);
 #else
-        fprintf(g_out, "CUDA-aware MPI: this MPI has no CUDA extension (mpi-ext.h); treated as not CUDA-aware\n");
+        fprintf(A->out, "CUDA-aware MPI: this MPI has no CUDA extension (mpi-ext.h); treated as not CUDA-aware\n");
 #endif
         char nccl[64];
         nccl_version(nccl, sizeof nccl);
-        fprintf(g_out, "NCCL for the nccl experiment: %s\n", nccl);
-        fprintf(g_out, "%d level(s), %s convention, seed %llu, median of %d run(s) after %d untimed%s\n", A->levels,
+        fprintf(A->out, "NCCL for the nccl experiment: %s\n", nccl);
+        fprintf(A->out, "%d level(s), %s convention, seed %llu, median of %d run(s) after %d untimed%s\n", A->levels,
                haar_convention_name(A->conv), (unsigned long long)A->cli.seed, A->cli.timing.reps,
                A->cli.timing.warmup, A->cli.quick ? ", --quick" : "");
         free(all);
