@@ -1,7 +1,7 @@
 /* modes.c - Lab 05 part 2 (haar_mpi): the experiments. One run of each mode (seed and cpu, io,
  * born, compress; device and nccl are in gpu_modes.c, nccl_compress in gpu_compress.c) and the
- * table that runs them; the timed repetitions and the checks every mode shares are in runs.c, which
- * the modes call down into. */
+ * dispatch that runs them; the timed repetitions and the checks every mode shares are in runs.c, which
+ * the modes call down into. run_experiment dispatches every mode (a table of modes is still to do). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
