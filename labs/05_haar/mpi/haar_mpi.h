@@ -105,6 +105,7 @@ typedef struct {
     float *d_in, *d_out;
     void *d_scratch;
     char out_path[700];            /* the result file of seed / io */
+    const char *mode;              /* the experiment's name (NAMES[e].name), for messages */
 } problem;
 
 /* ---------------------------------------------------------------- results */

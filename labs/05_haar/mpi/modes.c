@@ -1,7 +1,7 @@
 /* modes.c - Lab 05 part 2 (haar_mpi): the experiments. One run of each mode (seed and cpu, io,
  * born, compress; device and nccl are in gpu_modes.c, nccl_compress in gpu_compress.c) and the
- * dispatch that runs them; the timed repetitions and the checks every mode shares are in runs.c, which
- * the modes call down into. run_experiment dispatches every mode (a table of modes is still to do). */
+ * table that runs them; the timed repetitions and the checks every mode shares are in runs.c, which
+ * the modes call down into. MODES is the table of modes (one row each) that run_experiment runs. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -276,8 +276,9 @@ static void compress_run(const app *A, problem *P, void *ctx, double *ph)
 
 /* seed, cpu, weak: the timed runs, then the assembled layout and the result file against the
  * single-process forward, and a distributed inverse against the single-process inverse. */
-static void run_seed_experiment(const app *A, problem *P, const source *S, const char *name, result *R)
+static void run_seed_experiment(const app *A, problem *P, const source *S, result *R)
 {
+    const char *name = P->mode; /* seed, cpu or weak */
     char what[160];
     seed_io_ctx X = {S, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
     run_timed(A, P, seed_run, &X, R);
@@ -333,21 +334,34 @@ static void run_compress_experiment(const app *A, problem *P, const source *S, r
 /* Run experiment `e` (on the GPU or the CPU) for image S on the ranks of comm; rank 0 compares
  * with the single-process results and fills R (R[0 .. N_KEEP-1] for compress). Returns 1 on rank 0
  * when a comparison failed, else 0. */
+/* The modes, one row each (the experiment's index in NAMES): how it runs, how many results it
+ * gives (the compress modes: one per keep fraction). A new mode is a row here and a name in NAMES. */
+typedef struct {
+    void (*run)(const app *A, problem *P, const source *S, result *R);
+    int results;
+} mode_row;
+
+static const mode_row MODES[EXP_COUNT] = {
+    [EXP_SEED] = {.run = run_seed_experiment, .results = 1},
+    [EXP_CPU] = {.run = run_seed_experiment, .results = 1},
+    [EXP_IO] = {.run = run_io_experiment, .results = 1},
+    [EXP_DEVICE] = {.run = run_device_experiment, .results = 1},
+    [EXP_NCCL] = {.run = run_nccl_experiment, .results = 1},
+    [EXP_BORN] = {.run = run_born_experiment, .results = 1},
+    [EXP_COMPRESS] = {.run = run_compress_experiment, .results = N_KEEP},
+    [EXP_NCCL_COMPRESS] = {.run = run_nccl_compress_experiment, .results = N_KEEP},
+    [EXP_WEAK] = {.run = run_seed_experiment, .results = 1},
+};
+
 int run_experiment(const app *A, int e, int use_gpu, const source *S, MPI_Comm comm, result *R)
 {
     problem P;
     problem_open(A, &P, comm, S, use_gpu);
     snprintf(P.out_path, sizeof P.out_path, "%s/%s.%s.f32", A->io_dir, A->tag, NAMES[e].name);
-    int n_res = 1;
-    switch (e) {
-    case EXP_IO: run_io_experiment(A, &P, S, R); break;
-    case EXP_DEVICE: run_device_experiment(A, &P, S, R); break;
-    case EXP_NCCL: run_nccl_experiment(A, &P, S, R); break;
-    case EXP_BORN: run_born_experiment(A, &P, S, R); break;
-    case EXP_COMPRESS: run_compress_experiment(A, &P, S, R); n_res = N_KEEP; break;
-    case EXP_NCCL_COMPRESS: run_nccl_compress_experiment(A, &P, S, R); n_res = N_KEEP; break;
-    default: run_seed_experiment(A, &P, S, NAMES[e].name, R); break; /* seed, cpu, weak */
-    }
+    P.mode = NAMES[e].name;
+    const mode_row *m = &MODES[e];
+    m->run(A, &P, S, R);
+    const int n_res = m->results;
     int failed = 0;
     for (int k = 0; k < n_res; k++) failed |= P.rank == 0 && R[k].checked < 0;
     problem_close(&P);
