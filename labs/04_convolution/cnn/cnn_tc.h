@@ -54,7 +54,7 @@ void cnn_bf16_mma3_t_prepare(const cnn_shape *s, const float *x, const float *w,
 const char *cnn_tile_name_tc3(int tile);
 /* cnn_wgmma.cu: ours_bf16_wgmma, mma3's layout and prepare hook on warpgroup MMA (wgmma, sm_90a:
  * compute capability 9.0 only). Its kernels are built only when 90 is in -Dcuda-arch (else
- * cnn_wgmma_stub.c: cnn_wgmma_built() is 0); cnn_supports_bf16_wgmma says once why it is absent. */
+ * cnn_wgmma_stub.c: cnn_wgmma_built(), in cnn_tc3.cu, is 0); cnn_supports_bf16_wgmma says once why it is absent. */
 #define CNN_WGMMA_TILES 7
 int cnn_wgmma_built(void);
 int cnn_supports_bf16_wgmma(const cnn_shape *s);

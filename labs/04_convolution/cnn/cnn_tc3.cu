@@ -197,6 +197,14 @@ extern "C" size_t cnn_workspace_bf16_mma3(const cnn_shape *s, int tile)
 
 /* The wgmma rows' host side (their kernels: cnn_wgmma.cu, or the stub without an sm_90a build):
  * mma3's workspace, prepare hook and tiles (plus 128x256; wgmma2 also 128x128 with 5 stages). */
+/* Whether the sm_90a objects (cnn_wgmma.cu, cnn_wgmma_tma.cu) are in this build: meson defines
+ * CNN_WGMMA_BUILT=1 when 90 is in -Dcuda-arch (else cnn_wgmma_stub.c stands in). Decided here, at
+ * configure time, so that the sm_90a objects call down into this file and it calls none of them. */
+#ifndef CNN_WGMMA_BUILT
+#define CNN_WGMMA_BUILT 0
+#endif
+extern "C" int cnn_wgmma_built(void) { return CNN_WGMMA_BUILT; }
+
 extern "C" size_t cnn_workspace_bf16_wgmma(const cnn_shape *s, int tile) { return cnn_workspace_bf16_mma3(s, tile); }
 
 extern "C" const char *cnn_tile_name_bf16_wgmma(int tile)

@@ -158,8 +158,6 @@ static __global__ void __launch_bounds__(WG_THREADS, MIN_BLOCKS)
 
 /* ---------------- host side ---------------- */
 
-extern "C" int cnn_wgmma_built(void) { return 1; }
-
 template <int BN, int STAGES, int MIN_BLOCKS, int IN_FLIGHT> static void launch_wg(const tc3_call &c, cudaStream_t st)
 {
     const int bytes = wg_smem<BN, STAGES>::BYTES;
