@@ -195,7 +195,6 @@ static inline int gl_pgm_header(gl_pgm_in *in, int *width, int *height, int digi
     int m0 = gl_pgm_getc(in), m1 = m0 == EOF ? EOF : gl_pgm_getc(in);
     if (m0 == EOF) {
         if (ferror(in->f)) return gl_pgm_eof(in, "");
-        (void)kind; /* an empty file is no picture of any kind we read */
         gl_image_err(in->err, in->errlen, "%s: empty file: not a binary PGM (P5), PPM (P6) or PNG", in->path);
         return -1;
     }

@@ -10,7 +10,8 @@
  *   GL_PARALLEL_FOR_WITH(c)    the same with OpenMP clauses c, e.g. reduction(max : m) (order-free only)
  *   gl_cpu_threads()           how many threads the references use (1 without OpenMP)
  *   gl_cpu_threads_set(n)      use n threads from now on (a one-core timing); returns the old count
- *   gl_cpu_thread()            this thread's number, 0 .. gl_cpu_threads() - 1 (per-thread scratch) */
+ *   gl_cpu_thread()            this thread's number, 0 .. gl_cpu_threads() - 1 (per-thread scratch)
+ *   gl_parallel_memset(p, v, n) memset on every core, in 4 MiB pieces (a 1 GiB buffer: 0.3 s on one core) */
 #ifndef GL_PARALLEL_H
 #define GL_PARALLEL_H
 
@@ -38,5 +39,18 @@ static inline int gl_cpu_threads_set(int n)
     return 1;
 }
 #endif
+
+#include <stddef.h>
+#include <string.h>
+static inline void gl_parallel_memset(void *dst, int v, size_t bytes)
+{
+    const size_t chunk = (size_t)1 << 22;
+    const long long chunks = (long long)((bytes + chunk - 1) / chunk);
+    GL_PARALLEL_FOR
+    for (long long c = 0; c < chunks; c++) {
+        const size_t at = (size_t)c * chunk;
+        memset((unsigned char *)dst + at, v, bytes - at < chunk ? bytes - at : chunk);
+    }
+}
 
 #endif

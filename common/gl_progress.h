@@ -1,4 +1,5 @@
-/* gl_progress.h - long work says what it is doing and how far it is (pure C11, no CUDA).
+/* gl_progress.h - long work says what it is doing and how far it is (host C11; its clock is
+ * gl_timing.h's gl_wall_ms).
  *
  * A CPU reference, a tuner, a large picture: any step that can take more than a few seconds opens
  * a gl_progress, ticks it as it goes and ends it. On a terminal the line rewrites itself
@@ -13,8 +14,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
+#include "gl_timing.h"
 
 #define GL_PROGRESS_EVERY_S 2.0 /* a plain line at most this often (file or pipe) */
 
@@ -26,12 +27,8 @@ typedef struct {
     int tty, printed;
 } gl_progress;
 
-static inline double gl_progress_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
+/* Seconds on the host's monotonic clock (gl_wall_ms, the one host clock of the labs). */
+static inline double gl_progress_now(void) { return gl_wall_ms() / 1e3; }
 
 /* Open a step of `total` ticks (0: unknown) named by fmt, ... */
 static inline void gl_progress_begin(gl_progress *p, long long total, const char *fmt, ...)

@@ -26,7 +26,6 @@
 #define SAMPLE_WARPS 32768u
 #define GROUPS_SWEEP_MAX 256u /* groups: the default sweep stops here (the time's plateau: 0.3 s a launch
                                   at 2^26 on an H200), then the whole array; --all every power of two */
-#define GROUPS_SWEEP_MAX_TEXT "256"
 #define SLOW_BUDGET_MS 1000.0 /* at most this per measurement (never fewer than 3 repetitions) */
 
 static const gl_name NAMES[] = {
@@ -280,13 +279,16 @@ static void run_groups_experiment(lab01 *L, uint32_t n)
 {
     gl_cli *c = &L->lab.cli;
     if (!gl_cli_selected(c, "groups", NULL)) return;
-    gl_lab_heading("groups", "semi-coalesced, n = %u, group = %s %u segments of 128 bytes", n,
-                   c->all ? "every power of two from 1 to" : "1 .. " GROUPS_SWEEP_MAX_TEXT " and the whole array,",
-                   n / SEGMENT_FLOATS);
+    const uint32_t whole = n / SEGMENT_FLOATS;
+    if (c->all)
+        gl_lab_heading("groups", "semi-coalesced, n = %u, group = every power of two from 1 to %u segments of 128 bytes",
+                       n, whole);
+    else
+        gl_lab_heading("groups", "semi-coalesced, n = %u, group = 1 .. %u and the whole array, %u segments of 128 bytes",
+                       n, GROUPS_SWEEP_MAX, whole);
     seed_data D;
     seed_data_create(&D, n, c->seed);
     gl_row base = measure_seed(L, &D, "groups", "coalesced", PAT_COALESCED, 0, 0);
-    const uint32_t whole = n / SEGMENT_FLOATS;
     for (uint32_t g = 1; g <= whole; g *= 2)
         if (c->all || g <= GROUPS_SWEEP_MAX || g == whole)
             measure_seed(L, &D, "groups", "semi", PAT_SEMI, g, base.median_ms);

@@ -392,7 +392,7 @@ static int any_row_named(const gl_cli *c)
 
 static int row_selected(const gl_cli *c, int v) { return !any_row_named(c) || named(c, cnn_variant_at(v)->name); }
 
-/* Peers and the seed's kernels always; our rows when they are rungs of a curated ladder (main.c's
+/* Peers and the seed's kernels always; our rows when they are rungs of a curated ladder (ladders.c's
  * cnn ladders), with --all, or when --only names them. */
 static int row_in_run(const gl_cli *c, int v)
 {

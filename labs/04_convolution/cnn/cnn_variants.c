@@ -1,7 +1,7 @@
 /* cnn_variants.c - Lab 04, part 2: the variant table (one row per variant: the BabelStream way),
  * the precision classes with their error bounds and peaks, and the entry point cnn_forward.
  * To add a variant: write its launcher (a .cu file), declare it in cnn.h, add its row below (designated
- * fields; NULL ones left out); it runs with --all until main.c's cnn ladders name it. */
+ * fields; NULL ones left out); it runs with --all until ladders.c's cnn ladders name it. */
 #include <float.h>
 #include <math.h>
 #include <string.h>

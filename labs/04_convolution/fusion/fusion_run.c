@@ -65,7 +65,7 @@ typedef struct {
     void *ref[MAX_STAGES];     /* tight: stage k's output by the CPU reference */
     uint8_t *scratch;          /* tight, for checks */
     const uint8_t *d_gamma;
-    bk_fused_kind kind; /* which fused kernel (the first, or the extra rows: fused_kind_applies) */
+    bk_fused_kind kind; /* which fused kernel (the first, or the extra rows: fused_kind_runs) */
 } pipeline;
 
 static size_t pixels(const pipeline *p) { return (size_t)p->w * p->h; }
@@ -198,28 +198,16 @@ static long long check_device(pipeline *p, const void *d, int bpp, const void *w
     return check_host(p, p->scratch, bpp, want, what);
 }
 
-/* memset on every core (a 16384^2 RGBA picture is 1 GiB of pinned memory: 0.3 s on one core). */
-static void host_fill(void *dst, int v, size_t bytes)
-{
-    const size_t chunk = (size_t)1 << 22;
-    const long long chunks = (long long)((bytes + chunk - 1) / chunk);
-    GL_PARALLEL_FOR
-    for (long long c = 0; c < chunks; c++) {
-        const size_t at = (size_t)c * chunk;
-        memset((uint8_t *)dst + at, v, bytes - at < chunk ? bytes - at : chunk);
-    }
-}
-
 /* Every output buffer set to `v` (d_in is an input: left alone): on the GPU, and with `host` (the
  * end-to-end modes, whose results land there) the host buffers too. */
 static void poison(pipeline *p, int v, int host)
 {
     for (int i = 0; i < 2; i++) {
         GL_CHECK(cudaMemset(p->d_tmp[i], v, p->d_bytes[0]));
-        if (host) host_fill(p->h_tmp[i], v, pixels(p) * p->max_bpp);
+        if (host) gl_parallel_memset(p->h_tmp[i], v, pixels(p) * p->max_bpp);
     }
     GL_CHECK(cudaMemset(p->d_out, v, p->d_bytes[1]));
-    if (host) host_fill(p->h_out, v, pixels(p) * (size_t)p->out_bpp[last_stage(p)]);
+    if (host) gl_parallel_memset(p->h_out, v, pixels(p) * (size_t)p->out_bpp[last_stage(p)]);
 }
 
 /* ---------------------------------------------------------------- one pipeline */
@@ -422,21 +410,16 @@ static int setup_block(pipeline *p, gl_lab *L, const gl_image *img)
     return 1;
 }
 
-/* The extra fused kernels of a pipeline: block, W16 to LEAN_R192, HALF, the XOR and the flat rungs; pixel, DPX and the pair rungs. */
-
-static int fused_kind_applies(const pipeline *p, bk_fused_kind kind)
-{
-    if (p->pitched) return (kind >= BK_FUSED_W16 && kind <= BK_FUSED_LEAN_R192) || kind >= BK_FUSED_HALF;
-    return kind == BK_FUSED_DPX || kind == BK_FUSED_PAIR || kind == BK_FUSED_PAIR32;
-}
-
-/* Does the fused kernel `kind` run on this pipeline: it applies, and it is a rung of the curated
- * ladder (main.c) or the run has --all? */
+/* Does the extra fused kernel `kind` run on this pipeline: it applies (block: W16 to LEAN_R192, HALF,
+ * the XOR and the flat rungs; pixel: DPX and the pair rungs) and is a rung of the curated ladder
+ * (ladders.c) or the run has --all? */
 static int fused_kind_runs(const pipeline *p, bk_fused_kind kind)
 {
+    const int applies = p->pitched ? (kind >= BK_FUSED_W16 && kind <= BK_FUSED_LEAN_R192) || kind >= BK_FUSED_HALF
+                                   : kind == BK_FUSED_DPX || kind == BK_FUSED_PAIR || kind == BK_FUSED_PAIR32;
     char name[32];
     snprintf(name, sizeof name, "fused%s", KIND_SUFFIX[kind]);
-    return fused_kind_applies(p, kind) && gl_cli_curated(&p->L->cli, "fusion", name);
+    return applies && gl_cli_curated(&p->L->cli, "fusion", name);
 }
 
 static void run_pipe(pipeline *p, double seed_gain, double goal_pct)
@@ -650,7 +633,7 @@ static void median_size(gl_lab *L, const gl_image *img)
     gl_lab_note_working_set(L, 2.0 * p.w * p.h);
     double ms[MED_RUNGS] = {0}, pct[MED_RUNGS] = {0};
     for (int r = 0; r < MED_RUNGS; r++) {
-        /* the seed's scalar and vector kernels always; then the curated ladder (main.c), or --all */
+        /* the seed's scalar and vector kernels always; then the curated ladder (ladders.c), or --all */
         if (r > MED_VECTOR && !gl_cli_curated(&L->cli, "median", median_rung_name((median_rung)r))) continue;
         char what[96];
         snprintf(what, sizeof what, "median/%s %dx%d", median_rung_name((median_rung)r), p.w, p.h);
