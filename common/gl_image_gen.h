@@ -112,11 +112,13 @@ static inline int gl_image_generate(gl_image *img, int width, int height, uint64
             }
     }
 
-    /* Noise: +-8 on every pixel, clamped; four 16-bit draws from each 64-bit number. */
-    size_t n = (size_t)w * h;
-    for (size_t i = 0; i < n; i += 4) {
-        uint64_t d = gl_rng_next(&r);
-        for (size_t k = 0; k < 4 && i + k < n; k++, d >>= 16) {
+    /* Noise: +-8 on every pixel, clamped; four 16-bit draws from each 64-bit number, number i/4 a
+     * function of (seed, i/4) alone (gl_stream_seed), so every core adds its own part. */
+    const long long n = w * h;
+    GL_PARALLEL_FOR
+    for (long long i = 0; i < n; i += 4) {
+        uint64_t d = gl_stream_seed(seed, 0x1af, (uint64_t)i / 4);
+        for (long long k = 0; k < 4 && i + k < n; k++, d >>= 16) {
             int v = img->pixels[i + k] + (int)(((d & 0xffff) * 17) >> 16) - 8;
             img->pixels[i + k] = (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v);
         }
@@ -135,8 +137,6 @@ static inline int gl_image_generate_rgb(gl_image_rgb *img, int width, int height
     unsigned char *p = (unsigned char *)malloc(3 * n);
     gl_image g[3];
     int failed = p == NULL;
-    /* the three channels side by side (each its own generator: the same bytes as one after another) */
-    GL_PARALLEL_FOR_WITH(reduction(| : failed))
     for (int c = 0; c < 3; c++) failed |= gl_image_generate(&g[c], width, height, seed + (uint64_t)c) != 0;
     if (failed) {
         for (int c = 0; c < 3; c++) gl_image_free(&g[c]); /* a failed one is zeroed: free(NULL) */

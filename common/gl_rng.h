@@ -1,8 +1,10 @@
 /* gl_rng.h - deterministic random numbers for data and for reproducible GPU index streams.
  * Header-only C11; the GL_HD functions are also callable from CUDA device code.
  *
- * - splitmix64: seeds everything (one 64-bit seed, printed by every lab, set with --seed).
- * - xoshiro256**: the host generator that fills input arrays.
+ * - splitmix64: seeds everything (one 64-bit seed, printed by every lab, set with --seed), and
+ *   fills input arrays: element i of stream s is a function of (seed, s, i) alone, so every core
+ *   fills its own part and the bytes do not depend on the thread count (gl_fill_floats).
+ * - xoshiro256**: the host generator for sequential draws (shapes of the test pictures).
  * - gl_xorwow_*: a C model of cuRAND's XORWOW generator as seeded by curand_init(seed, 0, 0),
  *   so CPU references can replay the exact index sequence a kernel drew with curand(). */
 #ifndef GL_RNG_H
@@ -11,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "gl_check.h"
+#include "gl_parallel.h"
 
 /* splitmix64 output for counter z (Steele, Lea, Flood 2014). */
 GL_HD static inline uint64_t gl_mix64(uint64_t z)
@@ -69,16 +72,17 @@ static inline gl_rng gl_rng_seeded(uint64_t seed, uint32_t stream)
     return r;
 }
 
-/* Uniform float in [-1, 1) with 24 random bits. */
-static inline float gl_rng_float(gl_rng *r)
-{
-    return (float)(gl_rng_next(r) >> 40) * (2.0f / 16777216.0f) - 1.0f;
-}
+/* Uniform float in [-1, 1) from the top 24 bits of a 64-bit draw. */
+static inline float gl_float_of_bits(uint64_t bits) { return (float)(bits >> 40) * (2.0f / 16777216.0f) - 1.0f; }
 
+/* Uniform float in [-1, 1) with 24 random bits. */
+static inline float gl_rng_float(gl_rng *r) { return gl_float_of_bits(gl_rng_next(r)); }
+
+/* x[i] = a uniform float in [-1, 1) drawn from (seed, stream, i): on every core, the same bytes on any. */
 static inline void gl_fill_floats(float *x, size_t n, uint64_t seed, uint32_t stream)
 {
-    gl_rng r = gl_rng_seeded(seed, stream);
-    for (size_t i = 0; i < n; i++) x[i] = gl_rng_float(&r);
+    GL_PARALLEL_FOR
+    for (long long i = 0; i < (long long)n; i++) x[i] = gl_float_of_bits(gl_stream_seed(seed, stream, (uint64_t)i));
 }
 
 /* ---- cuRAND XORWOW model (Marsaglia's xorwow as implemented by curand_kernel.h) ---- */

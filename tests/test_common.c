@@ -48,6 +48,13 @@ static void test_rng(void)
     CHECK(mn < -0.99 && mx > 0.99, "spread [%g, %g]", mn, mx);
     CHECK(fabs(sum / N) < 0.01, "mean %g", sum / N);
     CHECK(zeros < 3, "%d zeros", zeros);
+    /* Each element a function of (seed, stream, index): the same bytes on one core as on all. */
+    static float one_core[N];
+    int threads = gl_cpu_threads_set(1);
+    gl_fill_floats(one_core, N, 7, 1);
+    gl_cpu_threads_set(threads);
+    CHECK(!memcmp(f, one_core, sizeof f), "gl_fill_floats on one core differs from all %d cores", threads);
+    CHECK(f[12345] == gl_float_of_bits(gl_stream_seed(7, 1, 12345)), "element 12345 is not (seed, stream, index)'s");
     /* gl_range: the seed's r / (2^32 / n) for powers of two, and in range for any n. */
     gl_rng g = gl_rng_seeded(1, 1);
     for (int i = 0; i < 100000; i++) {

@@ -61,32 +61,63 @@ static void pass(float *v, int n, size_t stride, double s, int inverse, double *
     for (int i = 0; i < n; i++) v[(size_t)i * stride] = (float)tmp[i];
 }
 
+/* The columns of a strip side by side: pass() on each of `cols` adjacent columns, the strip read
+ * and written one row at a time (a row's columns share cache lines and pages; one column alone
+ * touches a page per pixel). Every value is computed exactly as pass() computes it. tmp: cols * n. */
+static void pass_columns(float *v, int n, size_t pitch, int cols, double s, int inverse, double *tmp)
+{
+    int h = n / 2;
+    for (int i = 0; i < h; i++) {
+        const float *a = v + (size_t)(inverse ? i : 2 * i) * pitch, *b = v + (size_t)(inverse ? h + i : 2 * i + 1) * pitch;
+        for (int c = 0; c < cols; c++) {
+            double *t = tmp + (size_t)c * n;
+            if (!inverse) {
+                t[i] = ((double)a[c] + b[c]) * s;
+                t[h + i] = ((double)a[c] - b[c]) * s;
+            } else {
+                double lo = a[c] / s, hi = b[c] / s;
+                t[2 * i] = (lo + hi) / 2;
+                t[2 * i + 1] = (lo - hi) / 2;
+            }
+        }
+    }
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < cols; c++) v[(size_t)i * pitch + c] = (float)tmp[(size_t)c * n + i];
+}
+
+#define COLUMN_STRIP 16 /* columns per strip on every core: 64 bytes of a row */
+
 /* One level: every row pass, then every column pass (inverse: the other way round). Rows and
- * columns are independent outputs: with all_cores they are shared among the threads
- * (gl_parallel.h), each value computed exactly as on one core. tmp: `stride` doubles per thread. */
+ * column strips are independent outputs: with all_cores they are shared among the threads
+ * (gl_parallel.h), each value computed exactly as on one core, where the columns go one by one
+ * (the seed's plain loop nest). tmp: `stride` * COLUMN_STRIP doubles per thread. */
 static void level(float *img, int w, int h, size_t pitch, double s, int inverse, double *tmp, size_t stride,
                   int all_cores)
 {
-    (void)all_cores; /* read by the OpenMP clause only */
     for (int part = 0; part < 2; part++) {
         int rows = (part == 0) != inverse; /* forward: rows first; inverse: columns first */
-        int count = rows ? h : w;
-        GL_PARALLEL_FOR_WITH(if (all_cores))
-        for (int i = 0; i < count; i++) {
-            double *t = tmp + (size_t)gl_cpu_thread() * stride;
-            if (rows) pass(img + (size_t)i * pitch, w, 1, s, inverse, t);
-            else pass(img + i, h, pitch, s, inverse, t);
+        if (rows || all_cores) {
+            int strip = rows ? 1 : COLUMN_STRIP, count = rows ? h : (w + strip - 1) / strip;
+            GL_PARALLEL_FOR_WITH(if (all_cores))
+            for (int i = 0; i < count; i++) {
+                double *t = tmp + (size_t)gl_cpu_thread() * stride * COLUMN_STRIP;
+                if (rows) pass(img + (size_t)i * pitch, w, 1, s, inverse, t);
+                else pass_columns(img + (size_t)i * strip, h, pitch, w - i * strip < strip ? w - i * strip : strip, s,
+                                  inverse, t);
+            }
+        } else {
+            for (int i = 0; i < w; i++) pass(img + i, h, pitch, s, inverse, tmp);
         }
     }
 }
 
-/* L levels forward (coarsest last) or inverse (coarsest first); scratch: one line of the longer
- * side per thread for pass(). */
+/* L levels forward (coarsest last) or inverse (coarsest first); scratch: a strip of the longer
+ * side per thread for pass_columns(). */
 static void transform(float *img, int width, int height, size_t pitch, int levels, haar_convention c, int inverse,
                       int all_cores)
 {
     size_t stride = (size_t)(width > height ? width : height);
-    double *tmp = (double *)malloc(sizeof(double) * stride * (size_t)(all_cores ? gl_cpu_threads() : 1));
+    double *tmp = (double *)malloc(sizeof(double) * stride * COLUMN_STRIP * (size_t)(all_cores ? gl_cpu_threads() : 1));
     if (!tmp) {
         fprintf(stderr, "haar: out of host memory\n");
         exit(1);
