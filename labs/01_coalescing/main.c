@@ -89,6 +89,19 @@ static const stream_variant STREAM_VARIANTS[] = {
     {"stream", "add", ST_ADD, 12},
 };
 
+/* Inputs a, b (random, on host and device; a has `a_extra` elements more) and the output c. */
+typedef struct {
+    uint32_t n;
+    float *h_a, *h_b, *h_c;
+    float *d_a, *d_b, *d_c;
+} arrays;
+
+/* The seed experiment's data: the arrays and the generators' states (one per thread, one per warp). */
+typedef struct {
+    arrays x;
+    gl_xorwow_states index_rng, group_rng;
+} seed_data;
+
 typedef struct {
     gl_lab lab;
     double seed_ms[N_SEED_VARIANTS][2]; /* our times at K40_SIZES, for the comparison table */
@@ -96,6 +109,12 @@ typedef struct {
     double seed_seg[N_SEED_VARIANTS][2]; /* 128-byte segments per request (the K40's unit) */
     double big_ratio;
     long long big_size;
+    /* The seed's data and rows at the groups sweep's size, kept for it (the same data, kernels and
+     * groups: measured once). */
+    int kept;
+    seed_data kept_data;
+    gl_row kept_rows[N_SEED_VARIANTS];
+    int kept_row[N_SEED_VARIANTS];
 } lab01;
 
 static int is_pow2(long long n) { return n > 0 && (n & (n - 1)) == 0; }
@@ -110,12 +129,6 @@ static void measure_counts(lab01 *L, gl_count_fn fn, void *ctx, gl_row *row)
     row->segments_per_request = h[0] ? (double)h[2] / h[0] : NAN;
 }
 
-/* Inputs a, b (random, on host and device; a has `a_extra` elements more) and the output c. */
-typedef struct {
-    uint32_t n;
-    float *h_a, *h_b, *h_c;
-    float *d_a, *d_b, *d_c;
-} arrays;
 
 static void arrays_create(arrays *D, uint32_t n, uint32_t a_extra, uint64_t seed)
 {
@@ -139,11 +152,6 @@ static void arrays_free(arrays *D)
 }
 
 /* ---------------------------------------------------------------- seed kernels */
-
-typedef struct {
-    arrays x;
-    gl_xorwow_states index_rng, group_rng;
-} seed_data;
 
 typedef struct {
     seed_pattern pattern;
@@ -244,7 +252,9 @@ static size_t device_bytes(const gl_cli *c, uint64_t n)
     return seed_selected(c) || gl_cli_selected(c, "groups", NULL) ? stream + seed : stream;
 }
 
-static void run_seed_experiment(lab01 *L, const long long *sizes, int n_sizes)
+/* groups_n: the groups sweep's size when it runs (0: it does not): the seed's data and rows at
+ * that size are kept for it (L->kept). */
+static void run_seed_experiment(lab01 *L, const long long *sizes, int n_sizes, long long groups_n)
 {
     gl_cli *c = &L->lab.cli;
     if (!seed_selected(c)) return;
@@ -270,9 +280,25 @@ static void run_seed_experiment(lab01 *L, const long long *sizes, int n_sizes)
                 L->big_ratio = r.ratio;
                 L->big_size = sizes[s];
             }
+            if (sizes[s] == groups_n) L->kept_rows[v] = r, L->kept_row[v] = 1;
         }
-        seed_data_free(&D);
+        if (sizes[s] == groups_n) L->kept_data = D, L->kept = 1;
+        else seed_data_free(&D);
     }
+}
+
+/* A row of the seed experiment at the groups' size, reported again under "groups"; 0 if none. */
+static int report_kept(lab01 *L, seed_pattern p, uint32_t group_segments, gl_row *row)
+{
+    for (size_t v = 0; v < N_SEED_VARIANTS; v++)
+        if (L->kept_row[v] && SEED_VARIANTS[v].pattern == p && SEED_VARIANTS[v].group_segments == group_segments) {
+            *row = L->kept_rows[v];
+            row->experiment = "groups";
+            row->variant = p == PAT_SEMI ? "semi" : SEED_VARIANTS[v].name;
+            gl_report_row(&L->lab.report, row);
+            return 1;
+        }
+    return 0;
 }
 
 static void run_groups_experiment(lab01 *L, uint32_t n)
@@ -286,12 +312,17 @@ static void run_groups_experiment(lab01 *L, uint32_t n)
     else
         gl_lab_heading("groups", "semi-coalesced, n = %u, group = 1 .. %u and the whole array, %u segments of 128 bytes",
                        n, GROUPS_SWEEP_MAX, whole);
+    if (L->kept) printf("(coalesced and semi 16: the seed experiment's rows at this size, the same data and kernels)\n");
     seed_data D;
-    seed_data_create(&D, n, c->seed);
-    gl_row base = measure_seed(L, &D, "groups", "coalesced", PAT_COALESCED, 0, 0);
-    for (uint32_t g = 1; g <= whole; g *= 2)
-        if (c->all || g <= GROUPS_SWEEP_MAX || g == whole)
+    if (L->kept) D = L->kept_data, L->kept = 0;
+    else seed_data_create(&D, n, c->seed);
+    gl_row base;
+    if (!report_kept(L, PAT_COALESCED, 0, &base)) base = measure_seed(L, &D, "groups", "coalesced", PAT_COALESCED, 0, 0);
+    for (uint32_t g = 1; g <= whole; g *= 2) {
+        gl_row row;
+        if ((c->all || g <= GROUPS_SWEEP_MAX || g == whole) && !report_kept(L, PAT_SEMI, g, &row))
             measure_seed(L, &D, "groups", "semi", PAT_SEMI, g, base.median_ms);
+    }
     seed_data_free(&D);
 }
 
@@ -562,7 +593,7 @@ int main(int argc, char **argv)
     run_sms_sweep(&L, &S);
     run_exercises(&L, &S);
     arrays_free(&S);
-    run_seed_experiment(&L, sizes, n_sizes);
+    run_seed_experiment(&L, sizes, n_sizes, gl_cli_selected(c, "groups", NULL) ? (long long)big : 0);
     run_groups_experiment(&L, big);
     print_seed_comparison(&L);
 

@@ -340,10 +340,10 @@ static int alloc_pipe(pipeline *p, const char *experiment)
 {
     if (!gl_lab_fits(p->L, (double)pipe_device_bytes(p), experiment, p->name, (long long)pixels(p))) return 0;
     const size_t n = pixels(p), max_bpp = (size_t)p->max_bpp;
-    GL_CHECK(cudaMallocHost(&p->h_in, n * max_bpp));
-    GL_CHECK(cudaMallocHost(&p->h_out, n * max_bpp));
+    p->h_in = gl_host_alloc_pinned(n * max_bpp, "a pipeline's input (host)");
+    p->h_out = gl_host_alloc_pinned(n * max_bpp, "a pipeline's output (host)");
     for (int i = 0; i < 2; i++) {
-        GL_CHECK(cudaMallocHost(&p->h_tmp[i], n * max_bpp));
+        p->h_tmp[i] = gl_host_alloc_pinned(n * max_bpp, "a pipeline's intermediate picture (host)");
         p->d_tmp[i] = gl_device_alloc(p->d_bytes[0], "a pipeline's intermediate picture");
     }
     p->d_in = gl_device_alloc(p->d_bytes[0], "a pipeline's input");
@@ -356,10 +356,10 @@ static int alloc_pipe(pipeline *p, const char *experiment)
 
 static void free_pipe(pipeline *p)
 {
-    GL_CHECK(cudaFreeHost(p->h_in));
-    GL_CHECK(cudaFreeHost(p->h_out));
+    gl_host_free_pinned(p->h_in);
+    gl_host_free_pinned(p->h_out);
     for (int i = 0; i < 2; i++) {
-        GL_CHECK(cudaFreeHost(p->h_tmp[i]));
+        gl_host_free_pinned(p->h_tmp[i]);
         GL_CHECK(cudaFree(p->d_tmp[i]));
     }
     GL_CHECK(cudaFree(p->d_in));
