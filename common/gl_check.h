@@ -108,6 +108,8 @@ static inline gl_pinned_block *gl_pinned_live(void)
 static inline void gl_pinned_note(void *p, size_t bytes)
 {
     gl_pinned_block *live = gl_pinned_live();
+    for (int i = 0; i < GL_PINNED_LIVE; i++) /* an old entry of this address (freed elsewhere) */
+        if (live[i].p == p) live[i].p = NULL;
     for (int i = 0; i < GL_PINNED_LIVE; i++)
         if (!live[i].p) {
             live[i].p = p, live[i].bytes = bytes;

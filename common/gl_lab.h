@@ -344,7 +344,7 @@ static inline void gl_arrays_create(gl_arrays *A, uint32_t n, uint64_t seed, uns
 {
     A->n = n;
     A->h_x = (float *)gl_host_alloc((size_t)n * sizeof(float), "x");
-    A->h_y = (float *)gl_host_alloc((size_t)n * sizeof(float), "y");
+    A->h_y = (float *)gl_host_alloc_pinned((size_t)n * sizeof(float), "y"); /* copied back on every row */
     A->d_x = gl_upload_random_f32(A->h_x, n, seed, stream, "x");
     A->d_y = (float *)gl_device_alloc((size_t)n * sizeof(float), "y");
 }
@@ -352,7 +352,7 @@ static inline void gl_arrays_create(gl_arrays *A, uint32_t n, uint64_t seed, uns
 static inline void gl_arrays_free(gl_arrays *A)
 {
     free(A->h_x);
-    free(A->h_y);
+    gl_host_free_pinned(A->h_y);
     GL_CHECK(cudaFree(A->d_x));
     GL_CHECK(cudaFree(A->d_y));
 }

@@ -232,13 +232,28 @@ static void run_and_check(gl_lab *L, cnn_job *job, size_t ny, const reference *r
     run_checked(L, job, ny, ref, bound, what, row, 1);
 }
 
+#define TUNE_REPS 3 /* a candidate's timing: one warm-up, then this many graph replays (each >= 0.5 ms) */
+
+/* The short timing of a candidate (ours: a tile; a peer's: an algorithm): at most one warm-up and
+ * TUNE_REPS repetitions; the winner is timed again with the run's full rule. */
+static gl_time_opts candidate_opts(const gl_lab *L)
+{
+    gl_time_opts brief = L->cli.timing;
+    brief.warmup = brief.warmup < 1 ? brief.warmup : 1;
+    brief.reps = brief.reps < TUNE_REPS ? brief.reps : TUNE_REPS;
+    return brief;
+}
+
 /* A peer: every candidate whose output is within the bound (FFT and Winograd can round more than
- * a direct sum), timed like ours; the fastest is kept (selected again with `use`). Exits 1 if none. */
+ * a direct sum), timed short as our tile candidates are; the fastest is kept (selected again with
+ * `use`) and timed with the full rule. Exits 1 if none. */
 static void time_peer(gl_lab *L, const cnn_variant_row *v, cnn_job *job, size_t ny, const reference *ref,
                       const char *what, gl_row *row, const char **algo)
 {
     gl_row best = *row;
     int best_i = -1;
+    double best_ms = INFINITY;
+    const gl_time_opts brief = candidate_opts(L);
     for (int a = 0; a < v->peer->candidates(); a++) {
         const char *name = v->peer->use(a);
         gl_row t = *row;
@@ -246,10 +261,11 @@ static void time_peer(gl_lab *L, const cnn_variant_row *v, cnn_job *job, size_t 
             printf("note: %s: %s %s left out: %.3g x the error bound\n", what, v->name, name, t.max_error_over_bound);
             continue;
         }
-        gl_lab_time(L, &t, enqueue_cnn, job);
-        if (best_i < 0 || t.median_ms < best.median_ms) {
+        const gl_timing tm = gl_time(&L->timer, enqueue_cnn, job, &brief);
+        if (best_i < 0 || tm.ms.median < best_ms) {
             best = t;
             best_i = a;
+            best_ms = tm.ms.median;
         }
     }
     if (best_i < 0) {
@@ -257,6 +273,7 @@ static void time_peer(gl_lab *L, const cnn_variant_row *v, cnn_job *job, size_t 
         exit(GL_EXIT_FAIL);
     }
     *algo = v->peer->use(best_i);
+    gl_lab_time(L, &best, enqueue_cnn, job);
     *row = best;
 }
 
@@ -266,7 +283,6 @@ static struct {
     double ms;
 } g_tuner;
 
-#define TUNE_REPS 3 /* a candidate's timing: one warm-up, then this many graph replays (each >= 0.5 ms) */
 
 /* The autotuner of a row with several tile configurations, run on the GPU it runs on (no choice is
  * kept across runs): each candidate verified, then timed short (TUNE_REPS replays of a CUDA graph of
@@ -278,9 +294,7 @@ static int autotune(gl_lab *L, const cnn_variant_row *v, cnn_job *job, size_t ny
     int best = 0;
     double best_ms = INFINITY;
     const double t0 = gl_wall_ms();
-    gl_time_opts brief = L->cli.timing;
-    brief.warmup = brief.warmup < 1 ? brief.warmup : 1;
-    brief.reps = brief.reps < TUNE_REPS ? brief.reps : TUNE_REPS;
+    const gl_time_opts brief = candidate_opts(L);
     printf("autotune %s:", what);
     for (int t = 0; t < v->tiles; t++) {
         job->tile = t;
