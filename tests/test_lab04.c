@@ -164,7 +164,27 @@ static void test_cnn(void)
     for (int i = 0; i < cnn_variant_count(); i++) {
         const cnn_variant_row *v = cnn_variant_at(i);
         CHECK(!v->prepare || v->workspace || v->role == CNN_ROLE_PEER, "row %s: prepare needs a workspace", v->name);
+        CHECK(!v->own_output || v->prepare, "row %s: its own output needs the prepare hook's layout", v->name);
+        CHECK(cnn_variant_bound(v) != NULL, "row %s: class %s has a bound", v->name, CNN_CLASS[v->cls].name);
     }
+    /* the NHWC peers: x, w (KRSC) and y channels-last, each 256-byte aligned, before cuDNN's workspace;
+     * each is the first peer of its class (the ratio column's base) */
+    CHECK(cnn_nhwc_bytes(&e4, CNN_NHWC_BF16) == 2 * (256 * 64 * 64 + 256 * 9 * 256 + 256 * 64 * 64) &&
+              cnn_nhwc_bytes(&e4, CNN_NHWC_F32) == 2 * cnn_nhwc_bytes(&e4, CNN_NHWC_F16),
+          "NHWC arrays' bytes");
+    const char *bases[][2] = {{"TF32", "cudnn_tf32_nhwc"}, {"BF16", "cudnn_bf16_nhwc"}, {"FP16", "cudnn_fp16_nhwc"}};
+    for (int b = 0; b < 3; b++)
+        for (int i = 0; i < cnn_variant_count(); i++) {
+            const cnn_variant_row *v = cnn_variant_at(i);
+            if (v->role != CNN_ROLE_PEER || strcmp(CNN_CLASS[v->cls].name, bases[b][0])) continue;
+            CHECK(!strcmp(v->name, bases[b][1]), "%s's first peer is %s, not %s", bases[b][0], v->name, bases[b][1]);
+            break;
+        }
+    /* FP16's bound: BF16's form with u = 2^-11, the subnormal terms, NAN where y could overflow */
+    const double fp16 = cnn_bound_fp16(&e4, 100.0), bf16 = cnn_bound_bf16(&e4, 100.0);
+    CHECK(fp16 > 0 && fp16 < bf16 / 4 && fp16 > 100.0 * 0x1p-11, "FP16 bound at sum|xw| = 100: %g (BF16 %g)", fp16, bf16);
+    CHECK(cnn_bound_fp16(&e4, 0.0) >= 2304 * 0x1p-23, "FP16 bound at 0 keeps the subnormal terms");
+    CHECK(isnan(cnn_bound_fp16(&e4, 70000.0)), "FP16 bound refuses an output that could overflow");
 }
 
 int main(void)

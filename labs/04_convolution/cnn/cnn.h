@@ -100,6 +100,14 @@ typedef void (*cnn_magnitude_fn)(const float *x, const float *w, const cnn_shape
 typedef void (*cnn_prepare_fn)(const cnn_shape *s, const float *x, const float *w, void *workspace,
                                cudaStream_t st);
 
+/* A row whose timed launch writes its own output (cuDNN NHWC: y channels-last in BF16, FP16 or
+ * FP32, in the workspace) instead of the float NCHW y: `buffer` names it (poisoned before every
+ * checked run) and `to_y` turns it into y for the check, after the run, outside the timing. */
+typedef struct {
+    void *(*buffer)(const cnn_shape *s, void *workspace, size_t *bytes);
+    void (*to_y)(const cnn_launch_args *a, cudaStream_t st);
+} cnn_own_output;
+
 typedef struct {
     const char *name;   /* as the CSV spells it: NAME@CONFIG */
     const char *lesson; /* one line */
@@ -114,6 +122,7 @@ typedef struct {
     const cnn_peer_ops *peer;            /* CNN_ROLE_PEER only */
     cnn_magnitude_fn magnitudes;         /* NULL: bound takes sum |x w|; else it takes these sums */
     cnn_prepare_fn prepare;              /* NULL: none; else run once per configuration, untimed */
+    const cnn_own_output *own_output;    /* NULL: the launch writes y; else y comes from its own output */
 } cnn_variant_row;
 
 int cnn_variant_count(void);

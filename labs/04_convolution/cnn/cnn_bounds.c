@@ -74,6 +74,12 @@
  *   BF16 (x, w converted to nearest by cnn_to_bf16): u_in = 2^-8, and y is rounded to BF16 to
  *         nearest (u_out = 2^-8) from a value within e of ref: |y - ref| <= e + u_out (|ref| + e),
  *         and |ref| <= sum |x w| (the bound functions see sum |x w| only).
+ *   FP16 (x, w and y rounded to nearest, FP32 accumulation): u_in = u_out = 2^-11 as for BF16, and
+ *         FP16's narrow exponent adds absolute terms: an input below 2^-14 is subnormal, rounded to
+ *         within 2^-25 absolute, so with |x|, |w| <= 1 (the lab's data) each product errs by at most
+ *         2 x 2^-25 + 2^-50 more: K 2^-23 covers the K products; y rounds to within 2^-25 absolute
+ *         below 2^-14. No output may reach FP16's range, 65504: where sum |x w| + e does, the bound
+ *         is NAN and the check fails (never a silent overflow).
  * Every bound gets + 1e-30 (an output whose terms are all zero must be exactly zero). */
 #include <math.h>
 #include "cnn_winograd.h"
@@ -112,6 +118,14 @@ double cnn_bound_bf16(const cnn_shape *s, double abs_sum)
 {
     const double e = tensor_core_bound(0x1p-8, s, abs_sum);
     return e + 0x1p-8 * (abs_sum + e);
+}
+
+double cnn_bound_fp16(const cnn_shape *s, double abs_sum)
+{
+    const double K = (double)s->C * s->R * s->S;
+    const double e = tensor_core_bound(0x1p-11, s, abs_sum) + K * 0x1p-23;
+    if (abs_sum + e >= 65504.0) return NAN;
+    return e + 0x1p-11 * (abs_sum + e) + 0x1p-25;
 }
 
 /* |G| |g| |G^T| for one 3x3 filter (|G| = [1 0 0; 1/2 1/2 1/2; 1/2 1/2 1/2; 0 0 1]). */

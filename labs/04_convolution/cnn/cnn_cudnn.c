@@ -2,6 +2,8 @@
  *   cudnn       FP32 tensors, CUDNN_FMA_MATH (no TF32, no tensor cores)
  *   cudnn_tf32  FP32 tensors, CUDNN_TENSOR_OP_MATH (TF32 tensor cores)
  *   cudnn_bf16  BF16 x, w and y, FP32 compute type, CUDNN_TENSOR_OP_MATH (cuDNN's BFLOAT16 config)
+ *   cudnn_{bf16,fp16,tf32}_nhwc  the same in cuDNN's best layout: x and y NHWC, w KRSC, made untimed
+ *               (cnn_nhwc.cu); the NCHW rows above change the layout inside their timed call
  * Each keeps only the algorithms cuDNN reports as run with that math type, and the caller keeps the
  * fastest of them within the row's bound. Built only when meson finds cuDNN (HAVE_CUDNN); otherwise
  * the cudnn rows are absent. */
@@ -24,15 +26,22 @@
         }                                                                                             \
     } while (0)
 
-/* A peer row's data type and math type. */
+/* A peer row's data type, math type and layout (NCHW, or NHWC with KRSC filters). */
 typedef struct {
     const char *name;
     cudnnDataType_t data;
     cudnnMathType_t math;
+    cudnnTensorFormat_t format;
 } peer_mode;
-static const peer_mode FP32_FMA = {"FMA", CUDNN_DATA_FLOAT, CUDNN_FMA_MATH};
-static const peer_mode TF32_TENSOR_OP = {"tensor-op (TF32)", CUDNN_DATA_FLOAT, CUDNN_TENSOR_OP_MATH};
-static const peer_mode BF16_TENSOR_OP = {"tensor-op (BF16)", CUDNN_DATA_BFLOAT16, CUDNN_TENSOR_OP_MATH};
+static const peer_mode FP32_FMA = {"FMA", CUDNN_DATA_FLOAT, CUDNN_FMA_MATH, CUDNN_TENSOR_NCHW};
+static const peer_mode TF32_TENSOR_OP = {"tensor-op (TF32)", CUDNN_DATA_FLOAT, CUDNN_TENSOR_OP_MATH, CUDNN_TENSOR_NCHW};
+static const peer_mode BF16_TENSOR_OP = {"tensor-op (BF16)", CUDNN_DATA_BFLOAT16, CUDNN_TENSOR_OP_MATH,
+                                         CUDNN_TENSOR_NCHW};
+/* NHWC: never CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION (it would let FP32 run as FP16 or BF16). */
+static const peer_mode BF16_NHWC = {"tensor-op (BF16, NHWC)", CUDNN_DATA_BFLOAT16, CUDNN_TENSOR_OP_MATH,
+                                    CUDNN_TENSOR_NHWC};
+static const peer_mode FP16_NHWC = {"tensor-op (FP16, NHWC)", CUDNN_DATA_HALF, CUDNN_TENSOR_OP_MATH, CUDNN_TENSOR_NHWC};
+static const peer_mode TF32_NHWC = {"tensor-op (TF32, NHWC)", CUDNN_DATA_FLOAT, CUDNN_TENSOR_OP_MATH, CUDNN_TENSOR_NHWC};
 
 static struct {
     cudnnHandle_t handle;
@@ -75,9 +84,9 @@ static cnn_status prepare_mode(const peer_mode *mode, const cnn_shape *s, int he
         CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&g.cd));
     }
     g.ready = 0;
-    CUDNN_CHECK(cudnnSetTensor4dDescriptor(g.xd, CUDNN_TENSOR_NCHW, mode->data, s->N, s->C, s->H, s->W));
-    CUDNN_CHECK(cudnnSetTensor4dDescriptor(g.yd, CUDNN_TENSOR_NCHW, mode->data, s->N, s->M, s->H, s->W));
-    CUDNN_CHECK(cudnnSetFilter4dDescriptor(g.wd, mode->data, CUDNN_TENSOR_NCHW, s->M, s->C, s->R, s->S));
+    CUDNN_CHECK(cudnnSetTensor4dDescriptor(g.xd, mode->format, mode->data, s->N, s->C, s->H, s->W));
+    CUDNN_CHECK(cudnnSetTensor4dDescriptor(g.yd, mode->format, mode->data, s->N, s->M, s->H, s->W));
+    CUDNN_CHECK(cudnnSetFilter4dDescriptor(g.wd, mode->data, mode->format, s->M, s->C, s->R, s->S));
     CUDNN_CHECK(cudnnSetConvolution2dDescriptor(g.cd, s->pad_h, s->pad_w, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
                                                 CUDNN_DATA_FLOAT)); /* FP32 compute in every mode */
     CUDNN_CHECK(cudnnSetConvolutionMathType(g.cd, mode->math));
@@ -134,6 +143,27 @@ static cnn_status prepare_bf16(const cnn_shape *s, int heuristic, size_t *worksp
     return r;
 }
 
+/* The NHWC arrays (cnn_nhwc_arrays) come first in the workspace, cuDNN's after them. */
+static cnn_status prepare_nhwc(const peer_mode *mode, cnn_nhwc_type t, const cnn_shape *s, int heuristic,
+                               size_t *workspace_bytes)
+{
+    cnn_status r = prepare_mode(mode, s, heuristic, workspace_bytes);
+    *workspace_bytes += cnn_nhwc_bytes(s, t);
+    return r;
+}
+static cnn_status prepare_bf16_nhwc(const cnn_shape *s, int heuristic, size_t *ws)
+{
+    return prepare_nhwc(&BF16_NHWC, CNN_NHWC_BF16, s, heuristic, ws);
+}
+static cnn_status prepare_fp16_nhwc(const cnn_shape *s, int heuristic, size_t *ws)
+{
+    return prepare_nhwc(&FP16_NHWC, CNN_NHWC_F16, s, heuristic, ws);
+}
+static cnn_status prepare_tf32_nhwc(const cnn_shape *s, int heuristic, size_t *ws)
+{
+    return prepare_nhwc(&TF32_NHWC, CNN_NHWC_F32, s, heuristic, ws);
+}
+
 static int candidates(void) { return g.n_candidates; }
 
 static const char *use(int i)
@@ -176,6 +206,19 @@ cnn_status cnn_launch_cudnn_bf16(const cnn_launch_args *a, cudaStream_t st)
     return r;
 }
 
+/* cudnn_*_nhwc: the convolution alone, NHWC x and KRSC w in, NHWC y out, all in the workspace. */
+static cnn_status launch_nhwc(const cnn_launch_args *a, cnn_nhwc_type t, cudaStream_t st)
+{
+    const size_t lead = cnn_nhwc_bytes(&a->s, t);
+    if (a->workspace_bytes < lead) return CNN_ERR_SHAPE;
+    void *x, *w, *y;
+    cnn_nhwc_arrays(&a->s, t, a->workspace, &x, &w, &y);
+    return forward(x, w, y, (char *)a->workspace + lead, a->workspace_bytes - lead, st);
+}
+cnn_status cnn_launch_cudnn_bf16_nhwc(const cnn_launch_args *a, cudaStream_t st) { return launch_nhwc(a, CNN_NHWC_BF16, st); }
+cnn_status cnn_launch_cudnn_fp16_nhwc(const cnn_launch_args *a, cudaStream_t st) { return launch_nhwc(a, CNN_NHWC_F16, st); }
+cnn_status cnn_launch_cudnn_tf32_nhwc(const cnn_launch_args *a, cudaStream_t st) { return launch_nhwc(a, CNN_NHWC_F32, st); }
+
 static void release(void)
 {
     if (!g.handle) return;
@@ -200,11 +243,17 @@ static cnn_status prepare_fp32(const cnn_shape *s, int heuristic, size_t *worksp
 }
 #define prepare_tf32 prepare_fp32
 #define prepare_bf16 prepare_fp32
+#define prepare_bf16_nhwc prepare_fp32
+#define prepare_fp16_nhwc prepare_fp32
+#define prepare_tf32_nhwc prepare_fp32
 cnn_status cnn_launch_cudnn_bf16(const cnn_launch_args *a, cudaStream_t st)
 {
     (void)a, (void)st;
     return CNN_ERR_VARIANT;
 }
+cnn_status cnn_launch_cudnn_bf16_nhwc(const cnn_launch_args *a, cudaStream_t st) { return cnn_launch_cudnn_bf16(a, st); }
+cnn_status cnn_launch_cudnn_fp16_nhwc(const cnn_launch_args *a, cudaStream_t st) { return cnn_launch_cudnn_bf16(a, st); }
+cnn_status cnn_launch_cudnn_tf32_nhwc(const cnn_launch_args *a, cudaStream_t st) { return cnn_launch_cudnn_bf16(a, st); }
 cnn_status cnn_cudnn_forward(const float *x, const float *w, float *y, void *workspace, size_t workspace_bytes,
                              cudaStream_t st)
 {
@@ -224,6 +273,39 @@ static const char *use(int i)
 const cnn_peer_ops cnn_cudnn_fp32 = {prepare_fp32, candidates, use, release};
 const cnn_peer_ops cnn_cudnn_tf32 = {prepare_tf32, candidates, use, release};
 const cnn_peer_ops cnn_cudnn_bf16 = {prepare_bf16, candidates, use, release};
+const cnn_peer_ops cnn_cudnn_bf16_nhwc = {prepare_bf16_nhwc, candidates, use, release};
+const cnn_peer_ops cnn_cudnn_fp16_nhwc = {prepare_fp16_nhwc, candidates, use, release};
+const cnn_peer_ops cnn_cudnn_tf32_nhwc = {prepare_tf32_nhwc, candidates, use, release};
+
+/* The NHWC rows' untimed hooks: x, w to channels-last in the row's type; y back to float NCHW. */
+void cnn_nhwc_prepare_bf16(const cnn_shape *s, const float *x, const float *w, void *ws, cudaStream_t st)
+{
+    cnn_nhwc_prepare(s, CNN_NHWC_BF16, x, w, ws, st);
+}
+void cnn_nhwc_prepare_fp16(const cnn_shape *s, const float *x, const float *w, void *ws, cudaStream_t st)
+{
+    cnn_nhwc_prepare(s, CNN_NHWC_F16, x, w, ws, st);
+}
+void cnn_nhwc_prepare_tf32(const cnn_shape *s, const float *x, const float *w, void *ws, cudaStream_t st)
+{
+    cnn_nhwc_prepare(s, CNN_NHWC_F32, x, w, ws, st);
+}
+static void *nhwc_y(const cnn_shape *s, cnn_nhwc_type t, void *ws, size_t *bytes)
+{
+    void *x, *w, *y;
+    cnn_nhwc_arrays(s, t, ws, &x, &w, &y);
+    *bytes = (size_t)s->N * s->H * s->W * s->M * (t == CNN_NHWC_F32 ? 4 : 2);
+    return y;
+}
+static void *y_bf16(const cnn_shape *s, void *ws, size_t *bytes) { return nhwc_y(s, CNN_NHWC_BF16, ws, bytes); }
+static void *y_fp16(const cnn_shape *s, void *ws, size_t *bytes) { return nhwc_y(s, CNN_NHWC_F16, ws, bytes); }
+static void *y_tf32(const cnn_shape *s, void *ws, size_t *bytes) { return nhwc_y(s, CNN_NHWC_F32, ws, bytes); }
+static void to_y_bf16(const cnn_launch_args *a, cudaStream_t st) { cnn_nhwc_to_y(a, CNN_NHWC_BF16, st); }
+static void to_y_fp16(const cnn_launch_args *a, cudaStream_t st) { cnn_nhwc_to_y(a, CNN_NHWC_F16, st); }
+static void to_y_tf32(const cnn_launch_args *a, cudaStream_t st) { cnn_nhwc_to_y(a, CNN_NHWC_F32, st); }
+const cnn_own_output cnn_nhwc_output_bf16 = {y_bf16, to_y_bf16};
+const cnn_own_output cnn_nhwc_output_fp16 = {y_fp16, to_y_fp16};
+const cnn_own_output cnn_nhwc_output_tf32 = {y_tf32, to_y_tf32};
 
 /* The peer row's launcher: the algorithm `use` selected. */
 cnn_status cnn_launch_cudnn(const cnn_launch_args *a, cudaStream_t st)

@@ -97,7 +97,7 @@ typedef struct {
 static long long check_outputs(const float *d_y, size_t total, const reference *ref, cnn_bound_fn bound,
                                const char *what, gl_row *row, int fatal)
 {
-    float *h = (float *)gl_host_alloc(total * sizeof(float), "cnn output");
+    float *h = (float *)gl_host_alloc_pinned(total * sizeof(float), "cnn output"); /* kept for the next check */
     GL_CHECK(cudaMemcpy(h, d_y, total * sizeof(float), cudaMemcpyDeviceToHost));
     long long bad = 0;
     double worst_abs = 0, worst_ratio = 0;
@@ -118,7 +118,7 @@ static long long check_outputs(const float *d_y, size_t total, const reference *
     row->max_abs_error = worst_abs;
     row->max_error_over_bound = worst_ratio;
     row->checked = (long long)ref->n;
-    free(h);
+    gl_host_free_pinned(h);
     return bad;
 }
 
@@ -215,13 +215,33 @@ static void make_magnitudes(const float *hx, const float *hw, reference *ref)
     }
 }
 
+/* Poison the row's outputs: y, and its own output when it writes one (cnn_own_output). */
+static void poison_outputs(const cnn_job *job, size_t ny)
+{
+    gl_poison(job->y, ny * sizeof(float));
+    const cnn_own_output *own = cnn_variant_at(job->v)->own_output;
+    size_t bytes = 0;
+    if (own) gl_poison(own->buffer(&job->s, job->ws, &bytes), bytes);
+}
+
+/* After a run: a row with its own output turns it into y for the check (untimed); then wait. */
+static void finish_outputs(gl_lab *L, const cnn_job *job)
+{
+    const cnn_own_output *own = cnn_variant_at(job->v)->own_output;
+    if (own) {
+        const cnn_launch_args a = {job->x, job->w, job->y, job->s, job->ws, job->ws_bytes, job->tile};
+        own->to_y(&a, L->timer.stream);
+    }
+    GL_CHECK(cudaStreamSynchronize(L->timer.stream));
+}
+
 /* One run on poisoned output, checked: the outputs outside the bound (with `fatal`, any exits 1). */
 static long long run_checked(gl_lab *L, cnn_job *job, size_t ny, const reference *ref, cnn_bound_fn bound,
                              const char *what, gl_row *row, int fatal)
 {
-    gl_poison(job->y, ny * sizeof(float));
+    poison_outputs(job, ny);
     enqueue_cnn(job, L->timer.stream);
-    GL_CHECK(cudaStreamSynchronize(L->timer.stream));
+    finish_outputs(L, job);
     return check_outputs(job->y, ny, ref, bound, what, row, fatal);
 }
 
@@ -364,14 +384,15 @@ static void run_variant(gl_lab *L, int ci, int vi, cnn_job base, size_t ny, cons
         time_peer(L, v, &job, ny, ref, what, &row, &algo);
         if (v->cls == CNN_FP32) res->algo = algo; /* the summary's cuDNN FP32 column */
         else printf("%s: kept %s\n", what, algo);
-        gl_poison(job.y, ny * sizeof(float)); /* the kept algorithm's output, checked below */
+        poison_outputs(&job, ny); /* the kept algorithm's output, checked below */
         enqueue_cnn(&job, L->timer.stream);
     } else {
         if (v->tiles > 1) job.tile = autotune(L, v, &job, ny, ref, what);
         run_and_check(L, &job, ny, ref, bound, what, &row);
-        gl_poison(job.y, ny * sizeof(float));
+        poison_outputs(&job, ny);
         gl_lab_time(L, &row, enqueue_cnn, &job);
     }
+    finish_outputs(L, &job);
     check_outputs(job.y, ny, ref, bound, what, &row, 1);
     row.gflops = cnn_flops(s) / (row.median_ms * 1e6);
     row.intensity = cnn_flops(s) / cnn_min_bytes(s);

@@ -40,6 +40,15 @@ size_t cnn_workspace_bf16_mma2(const cnn_shape *s, int tile);
 const char *cnn_tile_name_tc2(int tile);
 /* Split-K's reduce of the mma2 rungs for a BF16 y: y16 = the sum of `splits` FP32 partials of ny. */
 void cnn_tc_reduce_bf16(const float *partial, void *y16, long long ny, int splits, cudaStream_t st);
+/* cnn_nhwc.cu: the channels-last tensors of the cuDNN NHWC peers (x NHWC, w MRSC, y NHWC in the
+ * row's type), at the start of the workspace; prepare (the row's prepare hook) makes x and w, to_y
+ * turns the row's y into the float NCHW y for the check. Neither is timed. */
+typedef enum { CNN_NHWC_F32, CNN_NHWC_BF16, CNN_NHWC_F16 } cnn_nhwc_type;
+size_t cnn_nhwc_bytes(const cnn_shape *s, cnn_nhwc_type t);
+void cnn_nhwc_arrays(const cnn_shape *s, cnn_nhwc_type t, void *workspace, void **x, void **w, void **y);
+void cnn_nhwc_prepare(const cnn_shape *s, cnn_nhwc_type t, const float *x, const float *w, void *workspace,
+                      cudaStream_t st);
+void cnn_nhwc_to_y(const cnn_launch_args *a, cnn_nhwc_type t, cudaStream_t st);
 /* cnn_tc3.cu: ours_bf16_mma3, x channels-last (NHWC) with a zero border and C padded to a multiple
  * of 8, k ordered (r, s, c): every load a 16-byte cp.async, 4 stages, tile and split-K autotuned.
  * Its prepare hook makes the layout of x and w (untimed); ours_bf16_mma3_t's makes w's only and its
@@ -88,6 +97,16 @@ void cnn_from_bf16(const void *src, float *dst, size_t n, cudaStream_t st); /* e
 /* cnn_cudnn.c: the tensor-op peers (cudnn_tf32, cudnn_bf16; the state is cnn_cudnn_fp32's). */
 extern const cnn_peer_ops cnn_cudnn_tf32, cnn_cudnn_bf16;
 cnn_status cnn_launch_cudnn_bf16(const cnn_launch_args *a, cudaStream_t st);
+/* ... and in cuDNN's best layout: x and y NHWC, w KRSC, in BF16, FP16 or FP32 (TF32 math), made by
+ * cnn_nhwc_prepare (untimed); the timed call reads and writes only those (cnn_nhwc.cu). */
+extern const cnn_peer_ops cnn_cudnn_bf16_nhwc, cnn_cudnn_fp16_nhwc, cnn_cudnn_tf32_nhwc;
+extern const cnn_own_output cnn_nhwc_output_bf16, cnn_nhwc_output_fp16, cnn_nhwc_output_tf32;
+cnn_status cnn_launch_cudnn_bf16_nhwc(const cnn_launch_args *a, cudaStream_t st);
+cnn_status cnn_launch_cudnn_fp16_nhwc(const cnn_launch_args *a, cudaStream_t st);
+cnn_status cnn_launch_cudnn_tf32_nhwc(const cnn_launch_args *a, cudaStream_t st);
+void cnn_nhwc_prepare_bf16(const cnn_shape *s, const float *x, const float *w, void *workspace, cudaStream_t st);
+void cnn_nhwc_prepare_fp16(const cnn_shape *s, const float *x, const float *w, void *workspace, cudaStream_t st);
+void cnn_nhwc_prepare_tf32(const cnn_shape *s, const float *x, const float *w, void *workspace, cudaStream_t st);
 
 /* cnn_bounds.c: the derived error bounds (cnn_bound_fn), |y - ref| <= bound, derivations there.
  * abs_sum: sum |x w| of the output; wino_sum: its Winograd magnitude sum (cnn_winograd_abs_sums). */
@@ -95,6 +114,7 @@ double cnn_bound_winograd(const cnn_shape *s, double wino_sum); /* gamma_(C+10)(
 double cnn_bound_tf32(const cnn_shape *s, double abs_sum);      /* x, w rounded to TF32 to nearest */
 double cnn_bound_tf32_any(const cnn_shape *s, double abs_sum);  /* ... in any direction (cuDNN) */
 double cnn_bound_bf16(const cnn_shape *s, double abs_sum);      /* x, w and y rounded to BF16 */
+double cnn_bound_fp16(const cnn_shape *s, double abs_sum);      /* x, w and y rounded to FP16 */
 /* The Winograd magnitude sums of the outputs listed in index (all when index == NULL), on all
  * cores: sum over c and the 16 products of |A^T| (|G| |g| |G^T| .* |B^T| |d| |B|) |A| at the
  * output's place in its 2x2 tile. */

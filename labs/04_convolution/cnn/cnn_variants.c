@@ -22,7 +22,7 @@ static double bound_fp32(const cnn_shape *s, double abs_sum)
  * whitepaper and datasheet): 494.7 TFLOP/s TF32 and 989.4 TFLOP/s BF16/FP16 at the 1830 MHz boost
  * clock with 132 SMs: 494.7e12 / (132 x 1.83e9) = 2048 and 989.4e12 / (132 x 1.83e9) = 4096 FLOP.
  * They apply to sm_90 only (cnn_peak_flop_per_sm_clock gives NAN elsewhere). The TF32 and BF16
- * bounds are derived in cnn_bounds.c; FP16 has none yet (its rows would be refused). */
+ * bounds, FP16's too, are derived in cnn_bounds.c. */
 const cnn_class_info CNN_CLASS[CNN_CLASSES] = {
     [CNN_FP32] = {"FP32", bound_fp32, "16 FLT_EPSILON sqrt(C R S) sum|x w|", 256, 0},
     [CNN_TF32] = {"TF32", cnn_bound_tf32,
@@ -30,7 +30,8 @@ const cnn_class_info CNN_CLASS[CNN_CLASSES] = {
                   2048, 9},
     [CNN_BF16] = {"BF16", cnn_bound_bf16, "e = (2u + u^2 + gamma_CRS(2^-23) (1 + u)^2) sum|x w|, u = 2^-8, "
                   "+ 2^-8 (sum|x w| + e) for the BF16 y", 4096, 9},
-    [CNN_FP16] = {"FP16", NULL, "(not defined yet)", 4096, 9},
+    [CNN_FP16] = {"FP16", cnn_bound_fp16, "e = (2u + u^2 + gamma_CRS(2^-23) (1 + u)^2) sum|x w| + CRS 2^-23, u = "
+                  "2^-11, + 2^-11 (sum|x w| + e) + 2^-25 for the FP16 y (|x|, |w| <= 1; |y| < 65504)", 4096, 9},
 };
 
 double cnn_peak_flop_per_sm_clock(cnn_class c, int cc_major, int cc_minor)
@@ -128,6 +129,12 @@ static const cnn_variant_row ROWS[] = {
      .cls = CNN_FP32, .role = CNN_ROLE_OURS, .launch = cnn_launch_winograd4_nonfused,
      .workspace = cnn_workspace_winograd4_nonfused, .supports = cnn_supports_winograd, .bound = cnn_bound_winograd4,
      .tiles = WG4N_TILES, .tile_name = cnn_tile_name_winograd4_nonfused, .magnitudes = cnn_winograd4_abs_sums},
+    {.name = "cudnn_tf32_nhwc",
+     .lesson = "the library bar on tensor cores in its best layout: cuDNN TF32, x and y NHWC, w KRSC (made "
+                "untimed): the convolution alone",
+     .cls = CNN_TF32, .role = CNN_ROLE_PEER, .launch = cnn_launch_cudnn_tf32_nhwc, .bound = cnn_bound_tf32_any,
+     .tiles = 1, .tile_name = tile_name_none, .peer = &cnn_cudnn_tf32_nhwc, .prepare = cnn_nhwc_prepare_tf32,
+     .own_output = &cnn_nhwc_output_tf32},
     {.name = "cudnn_tf32",
      .lesson = "the library bar on tensor cores: cuDNN, FP32 tensors, CUDNN_TENSOR_OP_MATH (TF32)",
      .cls = CNN_TF32, .role = CNN_ROLE_PEER, .launch = cnn_launch_cudnn, .bound = cnn_bound_tf32_any, .tiles = 1,
@@ -141,6 +148,17 @@ static const cnn_variant_row ROWS[] = {
                 "tuned",
      .cls = CNN_TF32, .role = CNN_ROLE_OURS, .launch = cnn_launch_tf32_mma2, .workspace = cnn_workspace_tf32_mma2,
      .supports = cnn_supports_tc, .tiles = CNN_TC2_TILES, .tile_name = cnn_tile_name_tc2},
+    {.name = "cudnn_bf16_nhwc",
+     .lesson = "cuDNN BF16 in its best layout: x and y NHWC in BF16, w KRSC (made untimed): the convolution "
+                "alone, the BF16 rows' ratio base",
+     .cls = CNN_BF16, .role = CNN_ROLE_PEER, .launch = cnn_launch_cudnn_bf16_nhwc, .tiles = 1,
+     .tile_name = tile_name_none, .peer = &cnn_cudnn_bf16_nhwc, .prepare = cnn_nhwc_prepare_bf16,
+     .own_output = &cnn_nhwc_output_bf16},
+    {.name = "cudnn_fp16_nhwc",
+     .lesson = "cuDNN FP16 (FP32 compute) in its best layout: x and y NHWC in FP16, w KRSC (made untimed)",
+     .cls = CNN_FP16, .role = CNN_ROLE_PEER, .launch = cnn_launch_cudnn_fp16_nhwc, .tiles = 1,
+     .tile_name = tile_name_none, .peer = &cnn_cudnn_fp16_nhwc, .prepare = cnn_nhwc_prepare_fp16,
+     .own_output = &cnn_nhwc_output_fp16},
     {.name = "cudnn_bf16",
      .lesson = "cuDNN with BF16 x, w, y (FP32 compute, tensor-op math); x, w converted untimed, y->float timed",
      .cls = CNN_BF16, .role = CNN_ROLE_PEER, .launch = cnn_launch_cudnn_bf16, .tiles = 1, .tile_name = tile_name_none,

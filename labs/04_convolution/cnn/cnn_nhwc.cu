@@ -1,0 +1,92 @@
+/* cnn_nhwc.cu - Lab 04, part 2: the channels-last (NHWC) tensors of the cuDNN peers in their best
+ * layout (cudnn_bf16_nhwc, cudnn_fp16_nhwc, cudnn_tf32_nhwc). Nothing here is timed:
+ *   prepare: x NCHW float -> NHWC in the row's type, w MCRS float -> MRSC (cuDNN's NHWC filter
+ *            format, "KRSC") in the row's type, once per configuration (the row's prepare hook);
+ *   to_y:    the row's own output, y NHWC in its type, -> the float NCHW y the check reads, after
+ *            each checked run (the row's own_output hook).
+ * The workspace starts with x, w and y in that layout (each 256-byte aligned), the library's own
+ * workspace after them. The lesson is in what is *not* here: the timed call reads NHWC x and writes
+ * NHWC y, in the library's best layout, with no conversion inside the timing. */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include "cnn_tc.h"
+#include "gl_check.h"
+
+static size_t aligned(size_t b) { return (b + 255) / 256 * 256; }
+
+static size_t type_bytes(cnn_nhwc_type t) { return t == CNN_NHWC_F32 ? 4 : 2; }
+
+extern "C" size_t cnn_nhwc_bytes(const cnn_shape *s, cnn_nhwc_type t)
+{
+    const size_t e = type_bytes(t);
+    return aligned((size_t)s->N * s->H * s->W * s->C * e) + aligned((size_t)s->M * s->R * s->S * s->C * e) +
+           aligned((size_t)s->N * s->H * s->W * s->M * e);
+}
+
+extern "C" void cnn_nhwc_arrays(const cnn_shape *s, cnn_nhwc_type t, void *workspace, void **x, void **w, void **y)
+{
+    const size_t e = type_bytes(t);
+    char *p = (char *)workspace;
+    *x = p;
+    p += aligned((size_t)s->N * s->H * s->W * s->C * e);
+    *w = p;
+    p += aligned((size_t)s->M * s->R * s->S * s->C * e);
+    *y = p;
+}
+
+static __device__ void store_as(cnn_nhwc_type t, void *dst, size_t i, float v)
+{
+    if (t == CNN_NHWC_BF16) ((__nv_bfloat16 *)dst)[i] = __float2bfloat16_rn(v);
+    else if (t == CNN_NHWC_F16) ((__half *)dst)[i] = __float2half_rn(v);
+    else ((float *)dst)[i] = v;
+}
+
+static __device__ float load_as(cnn_nhwc_type t, const void *src, size_t i)
+{
+    if (t == CNN_NHWC_BF16) return __bfloat162float(((const __nv_bfloat16 *)src)[i]);
+    if (t == CNN_NHWC_F16) return __half2float(((const __half *)src)[i]);
+    return ((const float *)src)[i];
+}
+
+/* dst[(a, b, c) in channels-last order] = src[a][c][b] for a tensor of A x C x B (B: the pixels of
+ * one image, or the taps of one filter): one thread per output, reads strided, untimed. */
+static __global__ void to_channels_last(const float *src, void *dst, cnn_nhwc_type t, long long A, int C, long long B)
+{
+    const long long n = A * C * B;
+    for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < n; o += (long long)gridDim.x * blockDim.x) {
+        const long long c = o % C, b = o / C % B, a = o / C / B;
+        store_as(t, dst, (size_t)o, src[(a * C + c) * B + b]);
+    }
+}
+
+static __global__ void from_channels_last(const void *src, cnn_nhwc_type t, float *dst, long long A, int C, long long B)
+{
+    const long long n = A * C * B;
+    for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < n; o += (long long)gridDim.x * blockDim.x) {
+        const long long b = o % B, c = o / B % C, a = o / B / C; /* o: NCHW order */
+        dst[o] = load_as(t, src, (size_t)((a * B + b) * C + c));
+    }
+}
+
+static unsigned blocks_for(long long n) { return (unsigned)((n + 255) / 256 < 8192 ? (n + 255) / 256 : 8192); }
+
+extern "C" void cnn_nhwc_prepare(const cnn_shape *s, cnn_nhwc_type t, const float *x, const float *w, void *workspace,
+                                 cudaStream_t st)
+{
+    void *xl, *wl, *yl;
+    cnn_nhwc_arrays(s, t, workspace, &xl, &wl, &yl);
+    const long long px = (long long)s->H * s->W, taps = (long long)s->R * s->S;
+    to_channels_last<<<blocks_for(s->N * s->C * px), 256, 0, st>>>(x, xl, t, s->N, s->C, px);
+    GL_CHECK_LAUNCH();
+    to_channels_last<<<blocks_for(s->M * s->C * taps), 256, 0, st>>>(w, wl, t, s->M, s->C, taps);
+    GL_CHECK_LAUNCH();
+}
+
+extern "C" void cnn_nhwc_to_y(const cnn_launch_args *a, cnn_nhwc_type t, cudaStream_t st)
+{
+    void *xl, *wl, *yl;
+    cnn_nhwc_arrays(&a->s, t, a->workspace, &xl, &wl, &yl);
+    const long long px = (long long)a->s.H * a->s.W;
+    from_channels_last<<<blocks_for(a->s.N * a->s.M * px), 256, 0, st>>>(yl, t, a->y, a->s.N, a->s.M, px);
+    GL_CHECK_LAUNCH();
+}
