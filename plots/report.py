@@ -85,11 +85,12 @@ def ratio(a, b):
     return a / b if a > 0 and b > 0 else math.nan
 
 
-def cnn_speedup(rows, layers, cls):
-    """Geometric mean over `layers` of cuDNN's time / our fastest time in precision class `cls`."""
+def cnn_speedup(rows, layers, cls, peer=None):
+    """Geometric mean over `layers` of cuDNN's time (row `peer`, default the class's NCHW peer) / our
+    fastest time in precision class `cls`."""
     logs = []
     for layer in layers:
-        lib = one(rows, "median_ms", "cnn", {"fp32": "cudnn", "bf16": "cudnn_bf16"}[cls] + "@" + layer)
+        lib = one(rows, "median_ms", "cnn", (peer or {"fp32": "cudnn", "bf16": "cudnn_bf16"}[cls]) + "@" + layer)
         def ours(r, layer=layer):
             v, _, at = r["variant"].partition("@")
             kind = "bf16" if "bf16" in v else "tf32" if "tf32" in v else "fp32"
@@ -135,7 +136,8 @@ def h04(rows):
             ("fused pixel-wise pipeline at 16384²: % of memcpy", pct(fp, np_.split("/")[1] if np_ else "")),
             ("fused block-based pipeline at 16384²: % of memcpy", pct(fb, nb.split("/")[1] if nb else "")),
             ("CNN FP32: cuDNN / ours, geometric mean over the seed's 10 layers", times(cnn_speedup(rows, SEED10, "fp32"))),
-            ("CNN BF16 on E3_N32: cuDNN / ours", times(cnn_speedup(rows, ("E3_N32",), "bf16")))]
+            ("CNN BF16 on E3_N32: cuDNN / ours", times(cnn_speedup(rows, ("E3_N32",), "bf16"))),
+            ("CNN BF16 on E3_N32: cuDNN in NHWC / ours", times(cnn_speedup(rows, ("E3_N32",), "bf16", "cudnn_bf16_nhwc")))]
 
 
 def h05(rows):
@@ -167,12 +169,18 @@ def caption(gp):
     return (s[:m.start() + 1] if m else s).strip()
 
 
+def row_key(r):
+    """What names one measurement: experiment, variant, size, param, and the SMs it ran on (the SM
+    sweeps repeat the other four on every SM count)."""
+    return (r["experiment"], r["variant"], r["size"], r["param"], r.get("sms") or "")
+
+
 def moved(rows, ref_rows, margin):
     """Rows whose median lies outside the reference's min..max widened by margin, worst first."""
-    ref = {(r["experiment"], r["variant"], r["size"], r["param"]): r for r in ref_rows}
+    ref = {row_key(r): r for r in ref_rows}
     out = []
     for r in rows:
-        k = (r["experiment"], r["variant"], r["size"], r["param"])
+        k = row_key(r)
         o = ref.get(k)
         if o is None or r["variant"].startswith("cpu") or r["experiment"] == "ceiling":
             continue
@@ -262,7 +270,7 @@ def main():
                 out.append(f"<p>Every row lies within the reference's min..max ±{a.margin:.0%}.</p>")
             else:
                 out.append(f"<p>{len(mv)} rows outside the reference's min..max ±{a.margin:.0%}; the worst:</p>"
-                           "<table><tr><th>experiment</th><th>variant</th><th>size</th><th>param</th>"
+                           "<table><tr><th>experiment</th><th>variant</th><th>size</th><th>param</th><th>SMs</th>"
                            "<th>median ms</th><th>reference median (min..max)</th><th>change</th></tr>")
                 for d, k, m, om, lo, hi in mv[:10]:
                     out.append("<tr>" + "".join(f"<td>{e(x)}</td>" for x in k) +

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """compare_runs.py: how far a new full run's medians lie from the committed reference run's.
 
-For each GPU folder and lab, every (experiment, variant, size, param) row present in both the
+For each GPU folder and lab, every (experiment, variant, size, param, sms) row present in both the
 reference CSVs (plots/data/GPU/NN_name[.cnn|.fusion].csv) and the new run (plots/data/GPU/RUN/NN_name.csv),
 CPU rows excepted: how many new medians lie within the reference's min..max widened by 2%, the
 median |deviation|, and the three rows that moved most. Usage: tools/compare_runs.py GPU:RUN ...
@@ -17,7 +17,7 @@ def load(p):
     for r in csv.DictReader(lines):
         try: m=float(r['median_ms'])
         except: continue
-        rows[(r['experiment'],r['variant'],r['size'],r['param'])]=(m,float(r['min_ms'] or m),float(r['max_ms'] or m))
+        rows[report.row_key(r)]=(m,float(r['min_ms'] or m),float(r['max_ms'] or m))
     return rows
 pairs=[tuple(a.split(':')) for a in sys.argv[1:]] or [('h100','run_e33c6eb'),('h200','run_d71136d')]
 for gpu,new in pairs:
