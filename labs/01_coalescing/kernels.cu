@@ -66,24 +66,19 @@ KERNEL_PAIR(coalesced, seed_args)
 KERNEL_PAIR(non_coalesced, seed_args)
 KERNEL_PAIR(semi_coalesced, seed_args)
 
+typedef void (*seed_kernel)(seed_args);
+
 extern "C" void launch_seed(seed_pattern p, const seed_args *a, cudaStream_t s)
 {
+    static const struct { seed_kernel timed, counting; } table[] = {
+        /* in seed_pattern order */
+        {coalesced, count_coalesced},
+        {semi_coalesced, count_semi_coalesced},
+        {non_coalesced, count_non_coalesced},
+    };
     unsigned blocks = (a->n + SEED_BLOCK - 1) / SEED_BLOCK;
-    int count = a->counts != NULL;
-    switch (p) {
-    case PAT_COALESCED:
-        if (count) count_coalesced<<<blocks, SEED_BLOCK, 0, s>>>(*a);
-        else coalesced<<<blocks, SEED_BLOCK, 0, s>>>(*a);
-        break;
-    case PAT_SEMI:
-        if (count) count_semi_coalesced<<<blocks, SEED_BLOCK, 0, s>>>(*a);
-        else semi_coalesced<<<blocks, SEED_BLOCK, 0, s>>>(*a);
-        break;
-    case PAT_RANDOM:
-        if (count) count_non_coalesced<<<blocks, SEED_BLOCK, 0, s>>>(*a);
-        else non_coalesced<<<blocks, SEED_BLOCK, 0, s>>>(*a);
-        break;
-    }
+    seed_kernel kern = a->counts ? table[p].counting : table[p].timed;
+    kern<<<blocks, SEED_BLOCK, 0, s>>>(*a);
     GL_CHECK_LAUNCH();
 }
 

@@ -64,16 +64,18 @@ static __device__ __forceinline__ int warp_divergence_body(seed_args a, gl_lane_
 KERNEL_PAIR(warp_no_divergence, seed_args)
 KERNEL_PAIR(warp_divergence, seed_args)
 
+typedef void (*seed_kernel)(seed_args);
+
 extern "C" void launch_seed(seed_kind k, const seed_args *a, uint32_t n, cudaStream_t s)
 {
+    static const struct { seed_kernel timed, counting; } table[] = {
+        /* in seed_kind order */
+        {warp_no_divergence, count_warp_no_divergence},
+        {warp_divergence, count_warp_divergence},
+    };
     unsigned blocks = n / SEED_BLOCK; /* as in the seed: n is a multiple of the block */
-    if (k == SEED_BY_WARP) {
-        if (a->counts) count_warp_no_divergence<<<blocks, SEED_BLOCK, 0, s>>>(*a);
-        else warp_no_divergence<<<blocks, SEED_BLOCK, 0, s>>>(*a);
-    } else {
-        if (a->counts) count_warp_divergence<<<blocks, SEED_BLOCK, 0, s>>>(*a);
-        else warp_divergence<<<blocks, SEED_BLOCK, 0, s>>>(*a);
-    }
+    seed_kernel kern = a->counts ? table[k].counting : table[k].timed;
+    kern<<<blocks, SEED_BLOCK, 0, s>>>(*a);
     GL_CHECK_LAUNCH();
 }
 
@@ -104,16 +106,18 @@ static __device__ __forceinline__ int paths_by_warps_body(paths_args a, gl_lane_
 KERNEL_PAIR(paths_by_lanes, paths_args)
 KERNEL_PAIR(paths_by_warps, paths_args)
 
+typedef void (*paths_kernel)(paths_args);
+
 extern "C" void launch_paths(paths_kind k, const paths_args *a, cudaStream_t s)
 {
+    static const struct { paths_kernel timed, counting; } table[] = {
+        /* in paths_kind order */
+        {paths_by_lanes, count_paths_by_lanes},
+        {paths_by_warps, count_paths_by_warps},
+    };
     unsigned blocks = (a->n + WORK_BLOCK - 1) / WORK_BLOCK;
-    if (k == PATHS_BY_LANES) {
-        if (a->counts) count_paths_by_lanes<<<blocks, WORK_BLOCK, 0, s>>>(*a);
-        else paths_by_lanes<<<blocks, WORK_BLOCK, 0, s>>>(*a);
-    } else {
-        if (a->counts) count_paths_by_warps<<<blocks, WORK_BLOCK, 0, s>>>(*a);
-        else paths_by_warps<<<blocks, WORK_BLOCK, 0, s>>>(*a);
-    }
+    paths_kernel kern = a->counts ? table[k].counting : table[k].timed;
+    kern<<<blocks, WORK_BLOCK, 0, s>>>(*a);
     GL_CHECK_LAUNCH();
 }
 
