@@ -1,4 +1,4 @@
-/* cnn_ladder.cu - Lab 04, part 2: the FP32 direct ladder of `ours` above its first rung (cnn.cu's
+/* cnn_ours2_6.cu - Lab 04, part 2: the FP32 direct ladder of `ours` above its first rung (cnn.cu's
  * ours1_64x64). Every rung is the same implicit GEMM, Y[M][N*H*W] = W[M][C*R*S] x im2col(X) with
  * im2col never materialised, and each rung changes one thing:
  *

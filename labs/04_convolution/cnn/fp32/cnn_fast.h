@@ -1,7 +1,7 @@
 /* cnn_fast.h - Lab 04, part 2: the fast direct rungs of the FP32 ladder: ours7_fast (the tuned
  * GEMM) and ours8_small (the small-layer path) in cnn_fast.cu, ours9_sliced_k (split-K inside the
  * block) in cnn_sliced.cu, ours10_paired_lanes (the large layers) in cnn_paired.cu, ours11_cluster_k
- * (split-K across a thread-block cluster) in cnn_cluster.cu, and the two helpers of cnn_ladder.cu
+ * (split-K across a thread-block cluster) in cnn_cluster.cu, and the two helpers of cnn_ours2_6.cu
  * they share with it. */
 #ifndef CNN_FAST_H
 #define CNN_FAST_H
@@ -40,7 +40,7 @@ cnn_status cnn_launch_ours10(const cnn_launch_args *a, cudaStream_t st);
 size_t cnn_workspace_ours10(const cnn_shape *s, int tile);
 const char *cnn_tile_name_ours10(int tile);
 
-/* cnn_ladder.cu: every tensor under 2^31 elements (the kernels' int offsets); y = the sum of
+/* cnn_ours2_6.cu: every tensor under 2^31 elements (the kernels' int offsets); y = the sum of
  * `splits` partial outputs of n floats each, stored one after another in part (split-K). */
 int cnn_ladder_fits(const cnn_shape *s);
 /* Split-K of the reduction K into `splits` ranges, each a multiple of bk: the range per split, and

@@ -1,4 +1,4 @@
-/* cnn_fast.cu - Lab 04, part 2: the fast rungs of the FP32 direct ladder (after cnn_ladder.cu's
+/* cnn_fast.cu - Lab 04, part 2: the fast rungs of the FP32 direct ladder (after cnn_ours2_6.cu's
  * ours2..ours6). Two kernels, two lessons:
  *
  *   ours7_fast   the same implicit GEMM, Y[M][N*H*W] = W[M][C*R*S] x im2col(X), built for
