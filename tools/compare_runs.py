@@ -2,7 +2,7 @@
 """compare_runs.py: how far a new full run's medians lie from the committed reference run's.
 
 For each GPU folder and lab, every (experiment, variant, size, param, sms) row present in both the
-reference CSVs (plots/data/GPU/NN_name[.cnn|.fusion].csv) and the new run (plots/data/GPU/RUN/NN_name.csv),
+reference CSVs (plots/data/GPU/NN_name[.cnn|.fusion].csv) and the new run (plots/archive/GPU/RUN/NN_name.csv),
 CPU rows excepted: how many new medians lie within the reference's min..max widened by 2%, the
 median |deviation|, and the three rows that moved most. Usage: tools/compare_runs.py GPU:RUN ...
 (default: this session's h100:run_e33c6eb h200:run_d71136d). Run from the repository root. Each lab's
@@ -26,13 +26,13 @@ for gpu,new in pairs:
     o={}
     for p in olds:
         if os.path.exists(p): o.update(load(p))
-    n=load(f'plots/data/{gpu}/{new}/{lab}.csv')
+    n=load(f'plots/archive/{gpu}/{new}/{lab}.csv')
     common=[k for k in o if k in n and not k[1].startswith('cpu')]
     if not common: print(gpu,lab,'no common rows'); continue
     dev=[abs(n[k][0]/o[k][0]-1) for k in common if o[k][0]>0]
     inspread=sum(1 for k in common if o[k][1]*0.98<=n[k][0]<=o[k][2]*1.02)
     w=sorted(common,key=lambda k:-abs(n[k][0]/o[k][0]-1))[:3]
-    ref_rows,_=report.load_lab(f'plots/data/{gpu}',lab); new_rows,_=report.load_lab(f'plots/data/{gpu}/{new}',lab)
+    ref_rows,_=report.load_lab(f'plots/data/{gpu}',lab); new_rows,_=report.load_lab(f'plots/archive/{gpu}/{new}',lab)
     for (label,a),(_,b) in zip(report.HEADLINES[lab](ref_rows),report.HEADLINES[lab](new_rows)):
         print(f"  headline {label}: reference {a}, {new} {b}")
     print(f"{gpu} {lab}: {len(common)} rows; within old min..max +-2%: {inspread}; median |dev| {100*statistics.median(dev):.2f}%; within 3%: {sum(d<=0.03 for d in dev)}; worst: "+"; ".join(f"{k[0]}/{k[1]}/{k[2]}/{k[3]} {100*(n[k][0]/o[k][0]-1):+.1f}%" for k in w))

@@ -1,6 +1,6 @@
 // probe: what holds fused_flat_sf's schedulers at 71-79% issue, its loads or its instruction mix? (issue
 // 20; not part of the product, not built by meson). Written on 2026-11-28 (sixth session) without a GPU,
-// run in the seventh on an H200 (plots/data/h200/run_cc5a13c, run_d668dcc). Build on a GPU machine from
+// run in the seventh on an H200 (plots/archive/h200/run_cc5a13c, run_d668dcc). Build on a GPU machine from
 // the repository root:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler -fopenmp -D_POSIX_C_SOURCE=200809L -Icommon \
 //        -Ilabs/04_convolution/fusion -Ilabs/04_convolution/cnn labs/04_convolution/fusion/probes/flat_diag.cu \

@@ -18,7 +18,7 @@
 //     Measured: 0.3-0.9 points slower (their stage ids left rolling.cuh after that; the code:
 //     git show c0e8efd);
 //   - two heights: tall strips first, then short ones for the last tail_waves waves of blocks.
-//     Nsight Compute (plots/data/h100/run_b588e75) puts r36's gain over 96-row strips in the end of
+//     Nsight Compute (plots/archive/h100/run_b588e75) puts r36's gain over 96-row strips in the end of
 //     the kernel (the busiest SM 5-6.5% over the average, 15-19% with 96 rows) while 96-row strips
 //     issue 3.4% fewer instructions: tall strips for the bulk, short ones where the blocks end.
 //     Blocks start in the order of their index (x, then y), so the short strips (higher y) run last.

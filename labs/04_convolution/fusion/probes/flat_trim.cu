@@ -20,7 +20,7 @@
 //     IMADs), where mid3u2 spends four IMADs: one instruction fewer, one more on the ALU.
 // Later calls added ALU-lean mixes (sobel_abs, col_iadd, col_imad), gauss's adds in half precision
 // (gauss16) and 64 registers; NOTEBOOK.md's "Trims of the stages" has the whole table.
-// Measured (2026-11-28, plots/data/h100/run_{a5d9060,56605cb}, h200/run_{a5d9060,3aa78c0,7fe72ad,56605cb};
+// Measured (2026-11-28, plots/archive/h100/run_{a5d9060,56605cb}, h200/run_{a5d9060,3aa78c0,7fe72ad,56605cb};
 // every variant exact): no trim pays. All four: 449 loop instructions, not 494, and no faster than the
 // copied walk (H100 0.2-1.7 points slower, H200 -1.0 to +0.5); unpack + sobel, the best, level with the
 // lab's kernel (-0.9 to +0.9 points); 10-15% fewer ALU instructions (199-211, not 235) lose 1-3 points. ncu
@@ -28,7 +28,7 @@
 // Written later the same day: flat_trim_async, the trims with their rows loaded 9 or 15 rows ahead by
 // cp.async (probe_walk.cuh), since the profiles showed the warps waiting longer for their loads the
 // fewer instructions they have (loops: the copied walk 516, unpack + sobel 495, all four 478 / 489).
-// Measured in the seventh session (H200 only, plots/data/h200/run_cc5a13c): the load waits fall to
+// Measured in the seventh session (H200 only, plots/archive/h200/run_cc5a13c): the load waits fall to
 // 0.12-0.16 warps an issue and the issue rate rises 2-4 points, but the walk spends 1.0-1.3 more
 // instructions a pixel; every variant 1-2% slower than its register walk (49.5-51.3% of memcpy).
 // Only the interior blocks' walk (rolling_flat.cuh's flat_interior, as probe_walk.cuh copies it) changes; the edge

@@ -6,8 +6,8 @@
 // ALU and 2K IMAD thread-instructions a row of 16 pixels, in chains as dependent as the median's
 // final steps. Nothing is verified (the output is a xor of the inputs, not a median): it measures a
 // pattern, not a kernel. The probe needs 45 registers (10 blocks an SM); 7 blocks, as w16_r4_cs runs,
-// either by dynamic shared memory (which shrinks L1 to about 28 KB) or by 24 registers held (HOLD). Kept beside the runs it produced: plots/data/h200/run_2052c42
-// and plots/data/h100/run_2052c42 (pattern.log). Build on a GPU machine from the repository root:
+// either by dynamic shared memory (which shrinks L1 to about 28 KB) or by 24 registers held (HOLD). Kept beside the runs it produced: plots/archive/h200/run_2052c42
+// and plots/archive/h100/run_2052c42 (pattern.log). Build on a GPU machine from the repository root:
 //   nvcc -O3 -std=c++17 -arch=sm_90 labs/04_convolution/fusion/probes/median_pattern.cu -o /tmp/pattern && /tmp/pattern
 #include <cstdint>
 #include "probe_timing.cuh"
