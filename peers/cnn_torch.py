@@ -2,7 +2,7 @@
 """cnn_torch.py - Lab 04 part 2's second view of cuDNN: the lab's 14 layers as a PyTorch user runs
 them (torch.nn.functional.conv2d, channels-last, cudnn.benchmark on), in BF16, FP16 and TF32, each
 call captured in a CUDA graph of many calls and replayed, timed with CUDA events (warm-up, median /
-min / max of repetitions) the way the lab times its tiny kernels. It answers: is the lab's
+min / max of repetitions; torch_timing.py) the way the lab times its tiny kernels. It answers: is the lab's
 cudnn_*_nhwc peer (the legacy cuDNN API, the image's cuDNN) as fast as cuDNN through PyTorch (its
 own bundled cuDNN), on the same GPU, in the same session?
 
@@ -12,12 +12,12 @@ Each result is checked against an FP64 convolution of the same x and w on the GP
 within the type's tolerance) before it is timed. Exit codes: 0 ok, 1 wrong result, 2 usage, 77 no
 GPU or PyTorch.
 """
-import statistics
 import sys
 
 try:
     import torch
     import torch.nn.functional as F
+    from torch_timing import graph_ms
 except ImportError as e:
     print(f"cnn_torch: {e}; skipping")
     sys.exit(77)
@@ -29,32 +29,7 @@ LAYERS = [("T3A", 1, 7, 1, 256, 832), ("T3B", 1, 14, 1, 1024, 256), ("T3C", 1, 2
           ("E3", 1, 64, 3, 128, 128), ("E4", 1, 64, 3, 256, 256), ("E3_N8", 8, 64, 3, 128, 128),
           ("E3_N32", 32, 64, 3, 128, 128), ("L56", 1, 56, 3, 256, 256)]
 TYPES = [("bf16", torch.bfloat16, 2e-2), ("fp16", torch.float16, 4e-3), ("tf32", torch.float32, 4e-3)]
-GRAPH_CALLS, WARMUP, REPS = 20, 3, 15
-
-
-def timed(fn):
-    """Median, min, max ms per call of fn, GRAPH_CALLS calls per replayed graph."""
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(3):
-            fn()  # benchmark mode picks its algorithm here, outside the capture
-    torch.cuda.current_stream().wait_stream(s)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for _ in range(GRAPH_CALLS):
-            fn()
-    for _ in range(WARMUP):
-        g.replay()
-    times = []
-    for _ in range(REPS):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        g.replay()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) / GRAPH_CALLS)
-    return statistics.median(times), min(times), max(times)
+GRAPH_CALLS = 20
 
 
 def main():
@@ -87,7 +62,7 @@ def main():
             if not err <= tol:
                 print(f"cnn_torch: {name} {tname}: max error {err:.3g} x max sum|x w| > {tol}", file=sys.stderr)
                 return 1
-            med, lo, hi = timed(lambda: F.conv2d(x, w, padding=r // 2))
+            med, lo, hi = graph_ms(lambda: F.conv2d(x, w, padding=r // 2), calls=GRAPH_CALLS)
             rows.append((name, tname, med, lo, hi))
             print(f"{name:9s} {tname}: {med * 1e3:9.2f} us (min {lo * 1e3:.2f}, max {hi * 1e3:.2f}), "
                   f"layout {'NHWC' if y.is_contiguous(memory_format=torch.channels_last) else 'NCHW'}")

@@ -9,12 +9,12 @@ The result is checked first against a float64 NumPy version of the same definiti
 columns, per level; the seed's average convention) on a 256 x 256 image: a peer is only compared
 once it computes the same thing. Exit codes: 0 ok, 1 wrong result, 2 usage, 77 no GPU/PyTorch.
 """
-import statistics
 import sys
 
 try:
     import numpy as np
     import torch
+    from torch_timing import events_ms
 except ImportError as e:  # the lab's suite runs without PyTorch: skipped
     print(f"haar_torch: {e}; skipping")
     sys.exit(77)
@@ -50,21 +50,6 @@ def reference(x, levels):
     return y
 
 
-def time_ms(fn, x, reps=20, warmup=3):
-    for _ in range(warmup):
-        fn(x)
-    torch.cuda.synchronize()
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    samples = []
-    for _ in range(reps):
-        start.record()
-        fn(x)
-        stop.record()
-        stop.synchronize()
-        samples.append(start.elapsed_time(stop))
-    return statistics.median(samples), min(samples), max(samples)
-
-
 def main():
     if len(sys.argv) < 2 or len(sys.argv) > 4:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
@@ -89,7 +74,7 @@ def main():
             print(f"haar_torch: {name} differs from the float64 reference: max relative error {err:.3g}")
             return 1
         x = (torch.rand(side, side, generator=gen) * 256 - 128).cuda()
-        med, lo, hi = time_ms(lambda t: fn(t, levels), x)
+        med, lo, hi = events_ms(lambda: fn(x, levels))
         floor_gbs = 8.0 * side * side / (med * 1e6)
         rows.append((name, side, levels, med, lo, hi, floor_gbs, err))
         print(f"{name:14s} {side}^2 L{levels}: {med:.4f} ms (min {lo:.4f}, max {hi:.4f}), "
