@@ -8,8 +8,9 @@
 #   sanitize  compute-sanitizer memcheck, racecheck, initcheck, synccheck on every lab's --quick
 #   full      every lab's full run, CSV and log (NN_name.csv, NN_name.log); for Lab 04 also the
 #             OpenCV and CuPy peers of the sizes experiment (peers/filter_peers.py ->
-#             04_convolution.peers.csv), for Lab 05 the PyTorch peer (peers/haar_torch.py ->
-#             05_haar.torch.csv)
+#             04_convolution.peers.csv) and the CNN layers through PyTorch's cuDNN
+#             (peers/cnn_torch.py -> 04_convolution.torch.csv), for Lab 05 the PyTorch peer
+#             (peers/haar_torch.py -> 05_haar.torch.csv)
 #   ncu       the Nsight Compute cross-checks, plots/ncu_check.py per lab (01: sectors/request;
 #             02: efficiency; 03: occupancy and SM efficiency; 04 and 05: requests and
 #             sectors/request), each to ncu_NN_name.csv and .log
@@ -64,6 +65,9 @@ for step in "$@"; do
           python3 "$root/peers/filter_peers.py" --out "$out/$lab.peers.csv" --tool "$build/peers/conv_pictures" \
             --lab-csv "$out/$lab.csv" >"$out/$lab.peers.log" 2>&1
           echo "filter_peers.py: exit $?"; cat "$out/$lab.peers.log"
+          # the CNN layers through PyTorch's own cuDNN, channels-last (77: no PyTorch there)
+          python3 "$root/peers/cnn_torch.py" "$out/$lab.torch.csv" >"$out/$lab.torch.log" 2>&1
+          echo "cnn_torch.py: exit $?"; tail -3 "$out/$lab.torch.log"
         fi
         if [[ $lab == 05_* ]]; then  # the PyTorch peer, same GPU, same run (77: no PyTorch there)
           python3 "$root/peers/haar_torch.py" "$out/$lab.torch.csv" >"$out/$lab.torch.log" 2>&1
