@@ -1,7 +1,9 @@
 # 04_cnn_roofline.gp - lab 04, part 2 (issue 19 part 4): the roofline of the CNN layers. Every
 # layer's rows as arithmetic intensity (FLOP per byte of x + w + y, the least traffic: column
 # `intensity`) against achieved GFLOP/s (log-log): every FP32 and tensor-core rung of ours, the fastest FP32 rung (named
-# by its configuration) and cuDNN. Roofs: the FP32 peak from the SM clock measured in the run
+# by its configuration) and cuDNN: FP32 (FMA math), its tensor-core rows on NCHW tensors (the layout
+# changed inside the timed call), and in its best layout, NHWC (`*_nhwc`: BF16, FP16, TF32, the
+# convolution alone). Roofs: the FP32 peak from the SM clock measured in the run
 # ('# cnn_peak_fp32_gflops='), the tensor-core peaks where the run printed them (sm_90), and the
 # memory roof: this run's cudaMemcpy D2D ('# copy_gbs=') times the intensity. Reads the companion
 # NAME.cnn.csv when it exists. Runs before the roofline columns (no `intensity` column or no peak
@@ -22,10 +24,18 @@ is_cnn = 'strcol("experiment") eq "cnn" && strstrt(strcol("variant"), "@") > 0'
 # their own roofs, above the FP32 one
 is_tc(s) = strstrt(s, "tf32") > 0 || strstrt(s, "bf16") > 0 || strstrt(s, "fp16") > 0
 rung(tc) = (@is_cnn) && strcol("variant")[1:4] eq "ours" && is_tc(kind(strcol("variant"))) == tc ? column("intensity") : NaN
-peer(tc) = (@is_cnn) && kind(strcol("variant"))[1:5] eq "cudnn" && is_tc(kind(strcol("variant"))) == tc ? column("intensity") : NaN
+is_nhwc(s) = strstrt(s, "_nhwc") > 0
+peer(tc) = (@is_cnn) && kind(strcol("variant"))[1:5] eq "cudnn" && is_tc(kind(strcol("variant"))) == tc \
+           && !is_nhwc(kind(strcol("variant"))) ? column("intensity") : NaN
+peer_nhwc = '(@is_cnn) && kind(strcol("variant"))[1:5] eq "cudnn" && is_nhwc(kind(strcol("variant"))) ? column("intensity") : NaN'
+n_nhwc = int(system(sprintf("grep -c '^[^#]*,cnn,cudnn_[a-z0-9]*_nhwc@' '%s' || true", src)))
 num(v) = v eq "" || v eq "NA" ? NaN : real(v)
 mem(x) = copy * x
 roof(x, p) = p != p ? NaN : mem(x) < p ? mem(x) : p
+
+# the NHWC peers only where the run has them (older runs: no clause, no empty-data warning); set
+# before the block below, whose macros gnuplot expands when it reads the block
+nhwc_points = n_nhwc > 0 ? ', src using (@peer_nhwc):"gflops" with points lt 7 pt 5 ps 1.0 title "cuDNN in NHWC (BF16, FP16, TF32): the tensor-core bar"' : ""
 
 if (!have_cols || fp32 eq "" || n_cnn == 0) {
     set title sprintf("Lab 04 - CNN roofline (%s): this run has no roofline columns (intensity, the cnn peaks); run --only cnn at a newer commit", gpu) noenhanced
@@ -55,11 +65,11 @@ if (!have_cols || fp32 eq "" || n_cnn == 0) {
     set yrange [100:*]
     plot roof(x, peak32) with lines ls 11 title sprintf("FP32 peak: %.0f GFLOP/s; memory roof: %.0f GB/s x intensity", peak32, copy), \
          roof(x, t32) with lines ls 12 title (t32 == t32 ? sprintf("TF32 tensor-core peak: %.0f GFLOP/s", t32) : ""), \
-         roof(x, b16) with lines ls 13 title (b16 == b16 ? sprintf("BF16 tensor-core peak: %.0f GFLOP/s", b16) : ""), \
+         roof(x, b16) with lines ls 13 title (b16 == b16 ? sprintf("BF16 and FP16 tensor-core peak: %.0f GFLOP/s", b16) : ""), \
          src using (rung(0)):"gflops" with points lt 1 pt 7 ps 0.5 title "every FP32 rung of ours", \
          src using (rung(1)):"gflops" with points lt 2 pt 9 ps 0.6 title "tensor-core rungs of ours (TF32, BF16)", \
          best using 1:2 with points lt 1 pt 6 ps 1.8 title "ours (fastest FP32 rung)", \
          "" using 1:2:3 with labels offset 0.6, 0.6 left font ",8" noenhanced notitle, \
          src using (peer(0)):"gflops" with points lt 4 pt 13 ps 1.4 title "cuDNN (FMA math)", \
-         src using (peer(1)):"gflops" with points lt 3 pt 11 ps 1.0 title "cuDNN (TF32, BF16)"
+         src using (peer(1)):"gflops" with points lt 3 pt 11 ps 1.0 title "cuDNN (TF32, BF16) on NCHW tensors" @nhwc_points
 }
