@@ -303,7 +303,6 @@ static struct {
     double ms;
 } g_tuner;
 
-
 /* The autotuner of a row with several tile configurations, run on the GPU it runs on (no choice is
  * kept across runs): each candidate verified, then timed short (TUNE_REPS replays of a CUDA graph of
  * launches, not reported as a row); the fastest is kept and timed again by the caller with the full
