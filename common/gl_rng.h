@@ -75,9 +75,6 @@ static inline gl_rng gl_rng_seeded(uint64_t seed, uint32_t stream)
 /* Uniform float in [-1, 1) from the top 24 bits of a 64-bit draw. */
 static inline float gl_float_of_bits(uint64_t bits) { return (float)(bits >> 40) * (2.0f / 16777216.0f) - 1.0f; }
 
-/* Uniform float in [-1, 1) with 24 random bits. */
-static inline float gl_rng_float(gl_rng *r) { return gl_float_of_bits(gl_rng_next(r)); }
-
 /* x[i] = a uniform float in [-1, 1) drawn from (seed, stream, i): on every core, the same bytes on any. */
 static inline void gl_fill_floats(float *x, size_t n, uint64_t seed, uint32_t stream)
 {

@@ -277,36 +277,6 @@ const cnn_peer_ops cnn_cudnn_bf16_nhwc = {prepare_bf16_nhwc, candidates, use, re
 const cnn_peer_ops cnn_cudnn_fp16_nhwc = {prepare_fp16_nhwc, candidates, use, release};
 const cnn_peer_ops cnn_cudnn_tf32_nhwc = {prepare_tf32_nhwc, candidates, use, release};
 
-/* The NHWC rows' untimed hooks: x, w to channels-last in the row's type; y back to float NCHW. */
-void cnn_nhwc_prepare_bf16(const cnn_shape *s, const float *x, const float *w, void *ws, cudaStream_t st)
-{
-    cnn_nhwc_prepare(s, CNN_NHWC_BF16, x, w, ws, st);
-}
-void cnn_nhwc_prepare_fp16(const cnn_shape *s, const float *x, const float *w, void *ws, cudaStream_t st)
-{
-    cnn_nhwc_prepare(s, CNN_NHWC_F16, x, w, ws, st);
-}
-void cnn_nhwc_prepare_tf32(const cnn_shape *s, const float *x, const float *w, void *ws, cudaStream_t st)
-{
-    cnn_nhwc_prepare(s, CNN_NHWC_F32, x, w, ws, st);
-}
-static void *nhwc_y(const cnn_shape *s, cnn_nhwc_type t, void *ws, size_t *bytes)
-{
-    void *x, *w, *y;
-    cnn_nhwc_arrays(s, t, ws, &x, &w, &y);
-    *bytes = (size_t)s->N * s->H * s->W * s->M * (t == CNN_NHWC_F32 ? 4 : 2);
-    return y;
-}
-static void *y_bf16(const cnn_shape *s, void *ws, size_t *bytes) { return nhwc_y(s, CNN_NHWC_BF16, ws, bytes); }
-static void *y_fp16(const cnn_shape *s, void *ws, size_t *bytes) { return nhwc_y(s, CNN_NHWC_F16, ws, bytes); }
-static void *y_tf32(const cnn_shape *s, void *ws, size_t *bytes) { return nhwc_y(s, CNN_NHWC_F32, ws, bytes); }
-static void to_y_bf16(const cnn_launch_args *a, cudaStream_t st) { cnn_nhwc_to_y(a, CNN_NHWC_BF16, st); }
-static void to_y_fp16(const cnn_launch_args *a, cudaStream_t st) { cnn_nhwc_to_y(a, CNN_NHWC_F16, st); }
-static void to_y_tf32(const cnn_launch_args *a, cudaStream_t st) { cnn_nhwc_to_y(a, CNN_NHWC_F32, st); }
-const cnn_own_output cnn_nhwc_output_bf16 = {y_bf16, to_y_bf16};
-const cnn_own_output cnn_nhwc_output_fp16 = {y_fp16, to_y_fp16};
-const cnn_own_output cnn_nhwc_output_tf32 = {y_tf32, to_y_tf32};
-
 /* The peer row's launcher: the algorithm `use` selected. */
 cnn_status cnn_launch_cudnn(const cnn_launch_args *a, cudaStream_t st)
 {

@@ -3,7 +3,8 @@
  *   prepare: x NCHW float -> NHWC in the row's type, w MCRS float -> MRSC (cuDNN's NHWC filter
  *            format, "KRSC") in the row's type, once per configuration (the row's prepare hook);
  *   to_y:    the row's own output, y NHWC in its type, -> the float NCHW y the check reads, after
- *            each checked run (the row's own_output hook).
+ *            each checked run (the row's own_output hook);
+ * and the rows' hooks built on them, one per type (cnn_variants.c names them).
  * The workspace starts with x, w and y in that layout (each 256-byte aligned), the library's own
  * workspace after them. The lesson is in what is *not* here: the timed call reads NHWC x and writes
  * NHWC y, in the library's best layout, with no conversion inside the timing. */
@@ -90,3 +91,34 @@ extern "C" void cnn_nhwc_to_y(const cnn_launch_args *a, cnn_nhwc_type t, cudaStr
     from_channels_last<<<blocks_for(a->s.N * a->s.M * px), 256, 0, st>>>(yl, t, a->y, a->s.N, a->s.M, px);
     GL_CHECK_LAUNCH();
 }
+
+/* The rows' hooks (cnn_variants.c), one per type: prepare (cnn_prepare_fn) and own_output. */
+extern "C" void cnn_nhwc_prepare_bf16(const cnn_shape *s, const float *x, const float *w, void *ws, cudaStream_t st)
+{
+    cnn_nhwc_prepare(s, CNN_NHWC_BF16, x, w, ws, st);
+}
+extern "C" void cnn_nhwc_prepare_fp16(const cnn_shape *s, const float *x, const float *w, void *ws, cudaStream_t st)
+{
+    cnn_nhwc_prepare(s, CNN_NHWC_F16, x, w, ws, st);
+}
+extern "C" void cnn_nhwc_prepare_tf32(const cnn_shape *s, const float *x, const float *w, void *ws, cudaStream_t st)
+{
+    cnn_nhwc_prepare(s, CNN_NHWC_F32, x, w, ws, st);
+}
+
+static void *nhwc_y(const cnn_shape *s, cnn_nhwc_type t, void *ws, size_t *bytes)
+{
+    void *x, *w, *y;
+    cnn_nhwc_arrays(s, t, ws, &x, &w, &y);
+    *bytes = (size_t)s->N * s->H * s->W * s->M * type_bytes(t);
+    return y;
+}
+static void *y_bf16(const cnn_shape *s, void *ws, size_t *bytes) { return nhwc_y(s, CNN_NHWC_BF16, ws, bytes); }
+static void *y_fp16(const cnn_shape *s, void *ws, size_t *bytes) { return nhwc_y(s, CNN_NHWC_F16, ws, bytes); }
+static void *y_tf32(const cnn_shape *s, void *ws, size_t *bytes) { return nhwc_y(s, CNN_NHWC_F32, ws, bytes); }
+static void to_y_bf16(const cnn_launch_args *a, cudaStream_t st) { cnn_nhwc_to_y(a, CNN_NHWC_BF16, st); }
+static void to_y_fp16(const cnn_launch_args *a, cudaStream_t st) { cnn_nhwc_to_y(a, CNN_NHWC_F16, st); }
+static void to_y_tf32(const cnn_launch_args *a, cudaStream_t st) { cnn_nhwc_to_y(a, CNN_NHWC_F32, st); }
+extern "C" const cnn_own_output cnn_nhwc_output_bf16 = {y_bf16, to_y_bf16};
+extern "C" const cnn_own_output cnn_nhwc_output_fp16 = {y_fp16, to_y_fp16};
+extern "C" const cnn_own_output cnn_nhwc_output_tf32 = {y_tf32, to_y_tf32};
