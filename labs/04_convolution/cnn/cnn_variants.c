@@ -215,6 +215,12 @@ static const cnn_variant_row ROWS[] = {
      .cls = CNN_BF16, .role = CNN_ROLE_OURS, .launch = cnn_launch_bf16_wgmma_tma_t,
      .workspace = cnn_workspace_bf16_wgmma_tma, .supports = cnn_supports_wgmma_tma, .tiles = CNN_WGMMA_TMA_TILES,
      .tile_name = cnn_tile_name_wgmma_tma, .prepare = cnn_bf16_mma3_t_prepare},
+    {.name = "ours_bf16_wgmma_tma_nhwc",
+     .lesson = "ours_bf16_wgmma_tma writing y channels-last in BF16 and stopping there, as cudnn_bf16_nhwc does: "
+                "no NCHW scatter, no float conversion in the timing (x still laid out untimed)",
+     .cls = CNN_BF16, .role = CNN_ROLE_OURS, .launch = cnn_launch_bf16_wgmma_tma_nhwc,
+     .workspace = cnn_workspace_bf16_wgmma_tma, .supports = cnn_supports_wgmma_tma, .tiles = CNN_WGMMA_TMA_TILES,
+     .tile_name = cnn_tile_name_wgmma_tma, .prepare = cnn_bf16_mma3_prepare, .own_output = &cnn_bf16_y16_nhwc_output},
     {.name = "ours_tf32_wgmma_tma_t",
      .lesson = "ours_tf32_wgmma_tma with x's NCHW->NHWC change and TF32 rounding inside the timing (w's "
                 "untimed), like for like with cudnn_tf32",

@@ -83,13 +83,19 @@ extern "C" void cnn_nhwc_prepare(const cnn_shape *s, cnn_nhwc_type t, const floa
     GL_CHECK_LAUNCH();
 }
 
+/* y (float NCHW) from a channels-last y of type t at src. */
+extern "C" void cnn_channels_last_to_y(const cnn_launch_args *a, cnn_nhwc_type t, const void *src, cudaStream_t st)
+{
+    const long long px = (long long)a->s.H * a->s.W;
+    from_channels_last<<<blocks_for(a->s.N * a->s.M * px), 256, 0, st>>>(src, t, a->y, a->s.N, a->s.M, px);
+    GL_CHECK_LAUNCH();
+}
+
 extern "C" void cnn_nhwc_to_y(const cnn_launch_args *a, cnn_nhwc_type t, cudaStream_t st)
 {
     void *xl, *wl, *yl;
     cnn_nhwc_arrays(&a->s, t, a->workspace, &xl, &wl, &yl);
-    const long long px = (long long)a->s.H * a->s.W;
-    from_channels_last<<<blocks_for(a->s.N * a->s.M * px), 256, 0, st>>>(yl, t, a->y, a->s.N, a->s.M, px);
-    GL_CHECK_LAUNCH();
+    cnn_channels_last_to_y(a, t, yl, st);
 }
 
 /* The rows' hooks (cnn_variants.c), one per type: prepare (cnn_prepare_fn) and own_output. */
@@ -122,3 +128,18 @@ static void to_y_tf32(const cnn_launch_args *a, cudaStream_t st) { cnn_nhwc_to_y
 extern "C" const cnn_own_output cnn_nhwc_output_bf16 = {y_bf16, to_y_bf16};
 extern "C" const cnn_own_output cnn_nhwc_output_fp16 = {y_fp16, to_y_fp16};
 extern "C" const cnn_own_output cnn_nhwc_output_tf32 = {y_tf32, to_y_tf32};
+
+/* ours_bf16_wgmma_tma_nhwc: its y is the BF16 y16 of cnn_bf16_arrays, written channels-last. */
+static void *y16_buffer(const cnn_shape *s, void *workspace, size_t *bytes)
+{
+    void *x16, *w16, *y16;
+    cnn_bf16_arrays(s, workspace, &x16, &w16, &y16);
+    *bytes = (size_t)s->N * s->M * s->H * s->W * 2;
+    return y16;
+}
+static void y16_to_y(const cnn_launch_args *a, cudaStream_t st)
+{
+    size_t bytes;
+    cnn_channels_last_to_y(a, CNN_NHWC_BF16, y16_buffer(&a->s, a->workspace, &bytes), st);
+}
+extern "C" const cnn_own_output cnn_bf16_y16_nhwc_output = {y16_buffer, y16_to_y};

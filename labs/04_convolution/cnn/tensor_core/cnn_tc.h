@@ -49,6 +49,7 @@ void cnn_nhwc_arrays(const cnn_shape *s, cnn_nhwc_type t, void *workspace, void 
 void cnn_nhwc_prepare(const cnn_shape *s, cnn_nhwc_type t, const float *x, const float *w, void *workspace,
                       cudaStream_t st);
 void cnn_nhwc_to_y(const cnn_launch_args *a, cnn_nhwc_type t, cudaStream_t st);
+void cnn_channels_last_to_y(const cnn_launch_args *a, cnn_nhwc_type t, const void *src, cudaStream_t st);
 /* cnn_tc3.cu: ours_bf16_mma3, x channels-last (NHWC) with a zero border and C padded to a multiple
  * of 8, k ordered (r, s, c): every load a 16-byte cp.async, 4 stages, tile and split-K autotuned.
  * Its prepare hook makes the layout of x and w (untimed); ours_bf16_mma3_t's makes w's only and its
@@ -101,6 +102,9 @@ cnn_status cnn_launch_cudnn_bf16(const cnn_launch_args *a, cudaStream_t st);
  * cnn_nhwc_prepare (untimed); the timed call reads and writes only those (cnn_nhwc.cu). */
 extern const cnn_peer_ops cnn_cudnn_bf16_nhwc, cnn_cudnn_fp16_nhwc, cnn_cudnn_tf32_nhwc;
 extern const cnn_own_output cnn_nhwc_output_bf16, cnn_nhwc_output_fp16, cnn_nhwc_output_tf32;
+/* ours_bf16_wgmma_tma_nhwc's own output: y16 (cnn_bf16_arrays) written channels-last in BF16. */
+extern const cnn_own_output cnn_bf16_y16_nhwc_output;
+cnn_status cnn_launch_bf16_wgmma_tma_nhwc(const cnn_launch_args *a, cudaStream_t st);
 cnn_status cnn_launch_cudnn_bf16_nhwc(const cnn_launch_args *a, cudaStream_t st);
 cnn_status cnn_launch_cudnn_fp16_nhwc(const cnn_launch_args *a, cudaStream_t st);
 cnn_status cnn_launch_cudnn_tf32_nhwc(const cnn_launch_args *a, cudaStream_t st);

@@ -75,6 +75,7 @@ typedef struct {
     int kc, chunks, rt, nk;           /* channels per 128-byte chunk; chunks per tap; taps per k-tile; k-tiles */
     int bw, bh, tiles_x, tiles_y;     /* the output box (bw bh = 128 GEMM rows) and the boxes per image */
     int a_rows, stages;               /* rows of a k-tile's x box ((bh + rt - 1) bw); the ring's stages */
+    int nhwc_out;                     /* 1: y written channels-last (NHWC), else NCHW */
 } tm_geom;
 
 /* bw: the power of two >= W, from 8 up to max_bw (128; 16 with the halo: taller boxes, less halo). */
@@ -88,7 +89,7 @@ TM_HD tm_geom tm_geom_make(int N, int C, int H, int W, int M, int R, int S, int 
     for (g.bw = 8; g.bw < W && g.bw < (halo ? 16 : 128); g.bw *= 2) {
     }
     g.bh = 128 / g.bw, g.tiles_x = (W + g.bw - 1) / g.bw, g.tiles_y = (H + g.bh - 1) / g.bh;
-    g.a_rows = (g.bh + g.rt - 1) * g.bw, g.stages = 0; /* stages: tm_fit_stages */
+    g.a_rows = (g.bh + g.rt - 1) * g.bw, g.stages = 0, g.nhwc_out = 0; /* stages: tm_fit_stages */
     return g;
 }
 
@@ -128,11 +129,12 @@ TM_HD int tm_acc_row(int t, int i) { return 16 * (t / 32) + t % 32 / 4 + 8 * (i 
 TM_HD int tm_acc_col(int t, int i) { return 8 * (i >> 2) + 2 * (t % 4) + (i & 1); }
 
 /* y's element of GEMM row `row` (pixel (row / bw, row % bw) of the box) and output channel m, in
- * NCHW; -1 outside the image or past M (computed on zeros, not stored). */
+ * NCHW or (nhwc_out) NHWC; -1 outside the image or past M (computed on zeros, not stored). */
 TM_HD long long tm_out_offset(const tm_geom *g, int n, int y0, int x0, int row, int m)
 {
     const int y = y0 + row / g->bw, x = x0 + row % g->bw;
-    return y < g->H && x < g->W && m < g->M ? (((long long)n * g->M + m) * g->H + y) * g->W + x : -1;
+    if (!(y < g->H && x < g->W && m < g->M)) return -1;
+    return g->nhwc_out ? (((long long)n * g->H + y) * g->W + x) * g->M + m : (((long long)n * g->M + m) * g->H + y) * g->W + x;
 }
 
 /* The ring: k-tile i uses stage i % stages in round i / stages. Its full barrier completes phase
@@ -402,11 +404,12 @@ static tm_geom with_stages(const cnn_shape *s, int elem, int halo, int bn, int m
 /* One tile: RT > 1 (the halo) where the filter has RT rows and 2 stages fit, else one box per tap. */
 template <typename T, int BN, int MIN_BLOCKS, bool SPLIT_REGS, int RT>
 static cnn_status launch_tm(const cnn_shape *s, int max_stages, CUtensorMapDataType type, void *xp, void *wp, T *y,
-                            cudaStream_t st)
+                            int nhwc_out, cudaStream_t st)
 {
-    const tm_geom g = with_stages(s, (int)sizeof(T), RT > 1, BN, max_stages, MIN_BLOCKS);
+    tm_geom g = with_stages(s, (int)sizeof(T), RT > 1, BN, max_stages, MIN_BLOCKS);
+    g.nhwc_out = nhwc_out;
     if (RT > 1 && (g.rt != RT || g.stages < 2))
-        return launch_tm<T, BN, MIN_BLOCKS, SPLIT_REGS, 1>(s, max_stages, type, xp, wp, y, st);
+        return launch_tm<T, BN, MIN_BLOCKS, SPLIT_REGS, 1>(s, max_stages, type, xp, wp, y, nhwc_out, st);
     CUtensorMap xmap, wmap;
     if (g.rt != RT || !encode_maps(g, BN, type, (int)sizeof(T), xp, wp, &xmap, &wmap)) return CNN_ERR_VARIANT;
     static int ready; /* the opt-in for the largest ring any layer gets */
@@ -420,22 +423,24 @@ static cnn_status launch_tm(const cnn_shape *s, int max_stages, CUtensorMapDataT
 
 template <typename T>
 static cnn_status launch_tile(const cnn_shape *s, int tile, CUtensorMapDataType type, void *xp, void *wp, T *y,
-                              cudaStream_t st)
+                              int nhwc_out, cudaStream_t st)
 {
     switch (tile) {
-    case 0: return launch_tm<T, 64, 2, false, 1>(s, 4, type, xp, wp, y, st);
-    case 1: return launch_tm<T, 64, 1, true, 1>(s, 9, type, xp, wp, y, st);
-    case 2: return launch_tm<T, 128, 1, true, 1>(s, 7, type, xp, wp, y, st);
-    case 3: return launch_tm<T, 256, 1, true, 1>(s, 4, type, xp, wp, y, st);
-    case 4: return launch_tm<T, 64, 1, true, 3>(s, 8, type, xp, wp, y, st);
-    case 5: return launch_tm<T, 128, 1, true, 3>(s, 8, type, xp, wp, y, st);
+    case 0: return launch_tm<T, 64, 2, false, 1>(s, 4, type, xp, wp, y, nhwc_out, st);
+    case 1: return launch_tm<T, 64, 1, true, 1>(s, 9, type, xp, wp, y, nhwc_out, st);
+    case 2: return launch_tm<T, 128, 1, true, 1>(s, 7, type, xp, wp, y, nhwc_out, st);
+    case 3: return launch_tm<T, 256, 1, true, 1>(s, 4, type, xp, wp, y, nhwc_out, st);
+    case 4: return launch_tm<T, 64, 1, true, 3>(s, 8, type, xp, wp, y, nhwc_out, st);
+    case 5: return launch_tm<T, 128, 1, true, 3>(s, 8, type, xp, wp, y, nhwc_out, st);
     default: return CNN_ERR_VARIANT;
     }
 }
 
 /* ours_bf16_wgmma_tma: mma3's prepared xp, wp (cnn_bf16_mma3_prepare), y16, then y as float (timed);
- * with timed_x (ours_bf16_wgmma_tma_t) x's NCHW -> channels-last change first, inside the timing. */
-static cnn_status bf16_forward(const cnn_launch_args *a, int timed_x, cudaStream_t st)
+ * with timed_x (ours_bf16_wgmma_tma_t) x's NCHW -> channels-last change first, inside the timing;
+ * with nhwc_out (ours_bf16_wgmma_tma_nhwc) y16 written channels-last and left there: the row's
+ * own output (cnn_bf16_y16_nhwc_output turns it into y for the check, untimed). */
+static cnn_status bf16_forward(const cnn_launch_args *a, int timed_x, int nhwc_out, cudaStream_t st)
 {
     if (!cnn_supports_wgmma_tma(&a->s) || a->tile < 0 || a->tile >= CNN_WGMMA_TMA_TILES) return CNN_ERR_VARIANT;
     cnn_launch_args whole = *a;
@@ -447,19 +452,24 @@ static cnn_status bf16_forward(const cnn_launch_args *a, int timed_x, cudaStream
     if (g.Cp != c.d.Cp || g.Hp != c.d.Hp || g.Wp != c.d.Wp) return CNN_ERR_VARIANT; /* mma3's layout, checked */
     if (timed_x) tc3_x_layout(a, c, st);
     const cnn_status r =
-        launch_tile<bf16>(&a->s, a->tile, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, c.xp, c.wp, (bf16 *)c.y16, st);
-    if (r == CNN_OK) tc3_finish(a, c, st);
+        launch_tile<bf16>(&a->s, a->tile, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, c.xp, c.wp, (bf16 *)c.y16, nhwc_out, st);
+    if (r == CNN_OK && !nhwc_out) tc3_finish(a, c, st);
     return r;
 }
 
 extern "C" cnn_status cnn_launch_bf16_wgmma_tma(const cnn_launch_args *a, cudaStream_t st)
 {
-    return bf16_forward(a, 0, st);
+    return bf16_forward(a, 0, 0, st);
 }
 
 extern "C" cnn_status cnn_launch_bf16_wgmma_tma_t(const cnn_launch_args *a, cudaStream_t st)
 {
-    return bf16_forward(a, 1, st);
+    return bf16_forward(a, 1, 0, st);
+}
+
+extern "C" cnn_status cnn_launch_bf16_wgmma_tma_nhwc(const cnn_launch_args *a, cudaStream_t st)
+{
+    return bf16_forward(a, 0, 1, st);
 }
 
 /* ours_tf32_wgmma_tma: the prepared FP32 (TF32-rounded) xp, wp; y written as FP32 directly. With
@@ -473,7 +483,7 @@ static cnn_status tf32_forward(const cnn_launch_args *a, int timed_x, cudaStream
     const tm_geom g = geom_of(&a->s, 4, 0);
     char *ws = (char *)a->workspace;
     if (timed_x) tf32_x_layout(&a->s, a->x, (float *)ws, g, st);
-    return launch_tile<float>(&a->s, a->tile, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, ws, ws + tf32_x_bytes(g), a->y, st);
+    return launch_tile<float>(&a->s, a->tile, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, ws, ws + tf32_x_bytes(g), a->y, 0, st);
 }
 
 extern "C" cnn_status cnn_launch_tf32_wgmma_tma(const cnn_launch_args *a, cudaStream_t st)
