@@ -221,6 +221,13 @@ static const cnn_variant_row ROWS[] = {
      .cls = CNN_BF16, .role = CNN_ROLE_OURS, .launch = cnn_launch_bf16_wgmma_tma_nhwc,
      .workspace = cnn_workspace_bf16_wgmma_tma, .supports = cnn_supports_wgmma_tma, .tiles = CNN_WGMMA_TMA_TILES,
      .tile_name = cnn_tile_name_wgmma_tma, .prepare = cnn_bf16_mma3_prepare, .own_output = &cnn_bf16_y16_nhwc_output},
+    {.name = "ours_bf16_tma_nhwc",
+     .lesson = "the TMA wgmma kernel on cudnn_bf16_nhwc's own tensors (x NHWC without a border: TMA's zero fill "
+                "is the padding; y NHWC BF16), and persistent tiles whose producer loads the next box while "
+                "the consumers store y",
+     .cls = CNN_BF16, .role = CNN_ROLE_OURS, .launch = cnn_launch_bf16_tma_nhwc,
+     .workspace = cnn_workspace_nhwc_bf16, .supports = cnn_supports_tma_nhwc, .tiles = CNN_TMA_NHWC_TILES,
+     .tile_name = cnn_tile_name_wgmma_tma, .prepare = cnn_nhwc_prepare_bf16, .own_output = &cnn_nhwc_output_bf16},
     {.name = "ours_tf32_wgmma_tma_t",
      .lesson = "ours_tf32_wgmma_tma with x's NCHW->NHWC change and TF32 rounding inside the timing (w's "
                 "untimed), like for like with cudnn_tf32",

@@ -24,6 +24,12 @@ extern "C" size_t cnn_nhwc_bytes(const cnn_shape *s, cnn_nhwc_type t)
            aligned((size_t)s->N * s->H * s->W * s->M * e);
 }
 
+extern "C" size_t cnn_workspace_nhwc_bf16(const cnn_shape *s, int tile)
+{
+    (void)tile;
+    return cnn_nhwc_bytes(s, CNN_NHWC_BF16);
+}
+
 extern "C" void cnn_nhwc_arrays(const cnn_shape *s, cnn_nhwc_type t, void *workspace, void **x, void **w, void **y)
 {
     const size_t e = type_bytes(t);

@@ -81,6 +81,7 @@ const char *cnn_tile_name_bf16_wgmma2(int tile);
  * (no split-K) and prepare hook; TF32: its own prepare (x, w rounded to TF32, the same layouts in
  * FP32) and workspace. cnn_supports_wgmma_tma: compute capability 9.0 and an sm_90a build. */
 #define CNN_WGMMA_TMA_TILES 6
+#define CNN_TMA_NHWC_TILES 12
 int cnn_supports_wgmma_tma(const cnn_shape *s);
 const char *cnn_tile_name_wgmma_tma(int tile);
 size_t cnn_workspace_bf16_wgmma_tma(const cnn_shape *s, int tile);
@@ -105,6 +106,12 @@ extern const cnn_own_output cnn_nhwc_output_bf16, cnn_nhwc_output_fp16, cnn_nhwc
 /* ours_bf16_wgmma_tma_nhwc's own output: y16 (cnn_bf16_arrays) written channels-last in BF16. */
 extern const cnn_own_output cnn_bf16_y16_nhwc_output;
 cnn_status cnn_launch_bf16_wgmma_tma_nhwc(const cnn_launch_args *a, cudaStream_t st);
+/* ours_bf16_tma_nhwc (cnn_wgmma_tma.cu): the TMA wgmma kernel on cudnn_bf16_nhwc's own tensors
+ * (cnn_nhwc_prepare_bf16, cnn_nhwc_output_bf16, cnn_workspace_nhwc_bf16), tiles up to
+ * CNN_TMA_NHWC_TILES (persistent ones among them); C a multiple of 8 and M even. */
+int cnn_supports_tma_nhwc(const cnn_shape *s);
+cnn_status cnn_launch_bf16_tma_nhwc(const cnn_launch_args *a, cudaStream_t st);
+size_t cnn_workspace_nhwc_bf16(const cnn_shape *s, int tile);
 cnn_status cnn_launch_cudnn_bf16_nhwc(const cnn_launch_args *a, cudaStream_t st);
 cnn_status cnn_launch_cudnn_fp16_nhwc(const cnn_launch_args *a, cudaStream_t st);
 cnn_status cnn_launch_cudnn_tf32_nhwc(const cnn_launch_args *a, cudaStream_t st);

@@ -250,6 +250,10 @@ extern "C" int cnn_supports_wgmma_tma(const cnn_shape *s)
     return wgmma_usable("ours_bf16_wgmma_tma, ours_tf32_wgmma_tma (TMA, wgmma)", &known);
 }
 
+/* ours_bf16_tma_nhwc: the TMA rows' GPU, and x's pixel stride (C BF16 values) a multiple of 16 bytes
+ * as TMA requires, y's channel pairs 4-byte aligned (M even). */
+extern "C" int cnn_supports_tma_nhwc(const cnn_shape *s) { return s->C % 8 == 0 && s->M % 2 == 0 && cnn_supports_wgmma_tma(s); }
+
 /* The layout change of x (BF16 NCHW in the workspace -> the interior of xp) on stream st. */
 /* The BF16 x's layout change in channel pairs: a 64-channel x 32-column tile per block (block 32 x 8);
  * a warp reads one channel's 32 columns (64 bytes) and writes one pixel's 64 channels as 32 words

@@ -13,6 +13,7 @@ cnn_status cnn_launch_bf16_wgmma2(const cnn_launch_args *a, cudaStream_t st) { r
 
 cnn_status cnn_launch_bf16_wgmma_tma(const cnn_launch_args *a, cudaStream_t st) { return cnn_launch_bf16_wgmma(a, st); }
 cnn_status cnn_launch_tf32_wgmma_tma(const cnn_launch_args *a, cudaStream_t st) { return cnn_launch_bf16_wgmma(a, st); }
+cnn_status cnn_launch_bf16_tma_nhwc(const cnn_launch_args *a, cudaStream_t st) { return cnn_launch_bf16_wgmma(a, st); }
 cnn_status cnn_launch_bf16_wgmma_tma_t(const cnn_launch_args *a, cudaStream_t st) { return cnn_launch_bf16_wgmma(a, st); }
 cnn_status cnn_launch_bf16_wgmma_tma_nhwc(const cnn_launch_args *a, cudaStream_t st) { return cnn_launch_bf16_wgmma(a, st); }
 cnn_status cnn_launch_tf32_wgmma_tma_t(const cnn_launch_args *a, cudaStream_t st) { return cnn_launch_bf16_wgmma(a, st); }

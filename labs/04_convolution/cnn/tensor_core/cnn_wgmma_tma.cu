@@ -65,30 +65,36 @@
 typedef __nv_bfloat16 bf16;
 
 /* ---- index arithmetic: plain C, the same on host and device ---- */
-enum { TM_ROWS = 128, TM_ROW_BYTES = 128, TM_THREADS = 384, TM_CONSUMER_WARPS = 8, TM_KSTEPS = 4 };
+enum { TM_ROW_BYTES = 128, TM_THREADS = 384, TM_CONSUMER_WARPS = 8, TM_KSTEPS = 4 };
 
 /* The layer as the kernel walks it. A k-tile is `rt` filter taps (r0 .. r0 + rt - 1, s) of one
  * 128-byte channel chunk: rt = 1 (one box per tap), or rt = R ("halo": one box of bh + R - 1 rows
  * serves the R taps of a filter column, tap r being the box's rows from r bw on). */
 typedef struct {
-    int N, H, W, M, R, S, Cp, Hp, Wp; /* Cp: channels in memory (C rounded up to 8), Hp x Wp: the padded image */
+    int N, H, W, M, R, S, Cp, Hp, Wp; /* Cp: channels in memory; Hp x Wp: x's image in memory */
+    int oy, ox;                       /* x's map coordinates of output pixel (0, 0)'s tap (0, 0) */
     int kc, chunks, rt, nk;           /* channels per 128-byte chunk; chunks per tap; taps per k-tile; k-tiles */
-    int bw, bh, tiles_x, tiles_y;     /* the output box (bw bh = 128 GEMM rows) and the boxes per image */
+    int rows, bw, bh, tiles_x, tiles_y; /* GEMM rows per box (128, 256), the box (bw bh = rows), boxes per image */
     int a_rows, stages;               /* rows of a k-tile's x box ((bh + rt - 1) bw); the ring's stages */
     int nhwc_out;                     /* 1: y written channels-last (NHWC), else NCHW */
 } tm_geom;
 
-/* bw: the power of two >= W, from 8 up to max_bw (128; 16 with the halo: taller boxes, less halo). */
+/* bw: the power of two >= W, from 8 up to 128 (16 with the halo: taller boxes, less halo). x in
+ * memory: `bordered` (mma3's xp: a zero border of pad pixels, C rounded up to 8, map coordinates
+ * from 0) or the plain NHWC tensor (Cp = C; the map's coordinates start at -pad and TMA fills what
+ * lies outside the tensor with zeros: the border costs neither memory nor a copy). */
 TM_HD tm_geom tm_geom_make(int N, int C, int H, int W, int M, int R, int S, int pad_h, int pad_w, int elem_bytes,
-                           int halo)
+                           int halo, int rows, int bordered)
 {
     tm_geom g;
-    g.N = N, g.H = H, g.W = W, g.M = M, g.R = R, g.S = S, g.Cp = (C + 7) / 8 * 8, g.Hp = H + 2 * pad_h;
-    g.Wp = W + 2 * pad_w, g.kc = 128 / elem_bytes, g.chunks = (g.Cp + g.kc - 1) / g.kc, g.rt = halo ? R : 1;
+    g.N = N, g.H = H, g.W = W, g.M = M, g.R = R, g.S = S, g.Cp = bordered ? (C + 7) / 8 * 8 : C;
+    g.Hp = bordered ? H + 2 * pad_h : H, g.Wp = bordered ? W + 2 * pad_w : W;
+    g.oy = bordered ? 0 : -pad_h, g.ox = bordered ? 0 : -pad_w;
+    g.kc = 128 / elem_bytes, g.chunks = (g.Cp + g.kc - 1) / g.kc, g.rt = halo ? R : 1;
     g.nk = R / g.rt * S * g.chunks;
     for (g.bw = 8; g.bw < W && g.bw < (halo ? 16 : 128); g.bw *= 2) {
     }
-    g.bh = 128 / g.bw, g.tiles_x = (W + g.bw - 1) / g.bw, g.tiles_y = (H + g.bh - 1) / g.bh;
+    g.rows = rows, g.bh = rows / g.bw, g.tiles_x = (W + g.bw - 1) / g.bw, g.tiles_y = (H + g.bh - 1) / g.bh;
     g.a_rows = (g.bh + g.rt - 1) * g.bw, g.stages = 0, g.nhwc_out = 0; /* stages: tm_fit_stages */
     return g;
 }
@@ -104,8 +110,8 @@ TM_HD void tm_block_at(const tm_geom *g, int b, int bn, int *n, int *y0, int *x0
 }
 TM_HD int tm_blocks(const tm_geom *g, int bn) { return g->N * g->tiles_y * g->tiles_x * ((g->M + bn - 1) / bn); }
 
-/* k-tile i: taps (r0 + j, s), j < rt, first channel c0. Its boxes: x at (c0, x0 + s, y0 + r0, n)
- * (xp's border makes input pixel y0 + r0 - pad padded row y0 + r0), w at (c0, (r0 + j) S + s, m0). */
+/* k-tile i: taps (r0 + j, s), j < rt, first channel c0. Its boxes: x at (c0, x0 + s + ox, y0 + r0 + oy,
+ * n) (input pixel y0 + r0 - pad; a bordered xp's row y0 + r0), w at (c0, (r0 + j) S + s, m0). */
 TM_HD void tm_ktile_at(const tm_geom *g, int i, int *c0, int *r0, int *s)
 {
     const int group = i / g->chunks, col = group / g->S;
@@ -145,7 +151,7 @@ TM_HD unsigned tm_parity(int i, int stages) { return (unsigned)(i / stages) & 1u
 
 /* Shared memory: the ring's stages from `base` (1024-byte aligned: the swizzle pattern repeats every
  * 8 rows of 128 bytes), each a_rows rows of x then rt x bn rows of w (tap j's at j bn); then the
- * 2 x stages mbarriers. For tap j consumer warpgroup cw (0, 1) reads x's rows 64 cw + j bw .. (a
+ * 2 x stages mbarriers. For tap j the 64-row MMA block mb reads x's rows 64 mb + j bw .. (a
  * multiple of 8 rows: bw >= 8); k-step ks of a chunk starts 32 ks bytes into every row (16 BF16 or
  * 8 TF32). tm_fit_stages: the most stages (up to max) whose bytes, with 1024 of slack for the
  * alignment, fit `budget`. */
@@ -157,9 +163,9 @@ TM_HD int tm_fit_stages(const tm_geom *g, int bn, int max, unsigned budget)
     const int fit = (int)((budget - 1024) / (tm_stage_bytes(g, bn) + 16));
     return fit < max ? fit : max;
 }
-TM_HD unsigned tm_a_addr(const tm_geom *g, unsigned base, int st, int bn, int cw)
+TM_HD unsigned tm_a_addr(const tm_geom *g, unsigned base, int st, int bn, int mb)
 {
-    return base + st * tm_stage_bytes(g, bn) + cw * 64 * TM_ROW_BYTES;
+    return base + st * tm_stage_bytes(g, bn) + mb * 64 * TM_ROW_BYTES;
 }
 TM_HD unsigned tm_b_addr(const tm_geom *g, unsigned base, int st, int bn)
 {
@@ -222,34 +228,100 @@ template <typename T, int NR> static __device__ __forceinline__ void tm_mma(floa
 }
 static __device__ __forceinline__ void tm_store(bf16 *y, long long o, float v) { y[o] = __float2bfloat16_rn(v); }
 static __device__ __forceinline__ void tm_store(float *y, long long o, float v) { y[o] = v; }
+/* Two neighbouring output channels of one pixel: one 4-byte (BF16) or 8-byte (FP32) store where y is
+ * channels-last (o1 == o0 + 1, o0 even: M even), else one element each. */
+static __device__ __forceinline__ void tm_store2(bf16 *y, long long o0, long long o1, float v0, float v1)
+{
+    if (o1 == o0 + 1 && !(o0 & 1)) *(__nv_bfloat162 *)(y + o0) = __floats2bfloat162_rn(v0, v1);
+    else {
+        if (o0 >= 0) tm_store(y, o0, v0);
+        if (o1 >= 0) tm_store(y, o1, v1);
+    }
+}
+static __device__ __forceinline__ void tm_store2(float *y, long long o0, long long o1, float v0, float v1)
+{
+    if (o1 == o0 + 1 && !(o0 & 1)) *(float2 *)(y + o0) = make_float2(v0, v1);
+    else {
+        if (o0 >= 0) tm_store(y, o0, v0);
+        if (o1 >= 0) tm_store(y, o1, v1);
+    }
+}
 
-/* The producer thread: every k-tile's boxes (x, then rt of w) into the ring, up to g.stages tiles
- * ahead of the consumers. */
+/* The producer thread, box b: its k-tiles' boxes (x, then rt of w) into the ring, up to g.stages
+ * tiles ahead of the consumers. q: the k-tiles this block's ring has carried before box b (a block
+ * that walks several boxes keeps one ring: stage and phase run on across them). */
 template <int BN>
 static __device__ __forceinline__ void tm_produce(const CUtensorMap *xmap, const CUtensorMap *wmap, const tm_geom &g,
-                                                  unsigned base, unsigned full, unsigned empty, int n, int y0, int x0,
-                                                  int m0)
+                                                  unsigned base, unsigned full, unsigned empty, int b, int q)
 {
-    asm volatile("prefetch.tensormap [%0];\nprefetch.tensormap [%1];\n" ::"l"(xmap), "l"(wmap) : "memory");
+    int n, y0, x0, m0;
+    tm_block_at(&g, b, BN, &n, &y0, &x0, &m0);
     for (int i = 0; i < g.nk; i++) {
-        const int st = tm_stage(i, g.stages);
-        if (i >= g.stages) bar_wait(empty + 8 * st, tm_parity(i - g.stages, g.stages)); /* tile i - stages released */
+        const int k = q + i, st = tm_stage(k, g.stages);
+        if (k >= g.stages) bar_wait(empty + 8 * st, tm_parity(k - g.stages, g.stages)); /* k - stages released */
         bar_arrive_expect_tx(full + 8 * st, tm_stage_bytes(&g, BN));
         int c0, r0, s;
         tm_ktile_at(&g, i, &c0, &r0, &s);
-        tma_load_4d(tm_a_addr(&g, base, st, BN, 0), xmap, full + 8 * st, c0, x0 + s, y0 + r0, n);
+        tma_load_4d(tm_a_addr(&g, base, st, BN, 0), xmap, full + 8 * st, c0, x0 + s + g.ox, y0 + r0 + g.oy, n);
         for (int j = 0; j < g.rt; j++)
             tma_load_3d(tm_b_addr(&g, base, st, BN) + tm_b_step(BN, j, 0), wmap, full + 8 * st, c0,
                         (r0 + j) * g.S + s, m0);
     }
 }
+
+/* A consumer warpgroup (cw: 0, 1), box b: WM 64-row MMA blocks (rows 64 (WM cw + mi) ..) x BN
+ * channels, k-tiles q .. q + nk - 1 of the ring, then y. While it stores y the producer already
+ * fills the ring with the block's next box. */
+template <typename T, int BN, int WM, int RT>
+static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned base, unsigned full, unsigned empty, T *y,
+                                                  int b, int q, int cw, int t)
+{
+    float d[WM][BN / 2];
+#pragma unroll
+    for (int mi = 0; mi < WM; mi++)
+#pragma unroll
+        for (int i = 0; i < BN / 2; i++) d[mi][i] = 0.0f;
+    for (int i = 0; i < g.nk; i++) {
+        const int k = q + i, st = tm_stage(k, g.stages);
+        bar_wait(full + 8 * st, tm_parity(k, g.stages)); /* tile k's bytes have landed */
+        __syncwarp(); /* the warp converged for the .aligned wgmma instructions */
+        const unsigned bs = tm_b_addr(&g, base, st, BN);
+        wg_fence();
+#pragma unroll
+        for (int j = 0; j < RT; j++) /* the k-tile's taps (g.rt == RT, checked on the host) */
+#pragma unroll
+            for (int ks = 0; ks < TM_KSTEPS; ks++)
+#pragma unroll
+                for (int mi = 0; mi < WM; mi++)
+                    tm_mma<T>(d[mi], tm_a_addr(&g, base, st, BN, WM * cw + mi) + tm_a_step(&g, j, ks),
+                              bs + tm_b_step(BN, j, ks));
+        wg_commit_and_wait<1>(); /* tile k - 1's group has retired: its stage goes back to the producer */
+        if (i > 0 && t % 32 == 0) bar_arrive(empty + 8 * tm_stage(k - 1, g.stages));
+    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    if (t % 32 == 0) bar_arrive(empty + 8 * tm_stage(q + g.nk - 1, g.stages)); /* the box's last tile */
+    int n, y0, x0, m0;
+    tm_block_at(&g, b, BN, &n, &y0, &x0, &m0);
+#pragma unroll
+    for (int mi = 0; mi < WM; mi++) {
+        wg_fence_regs(d[mi]);
+#pragma unroll
+        for (int i = 0; i < BN / 2; i += 2) { /* registers i, i + 1: channels m, m + 1 of one pixel */
+            const int row = 64 * (WM * cw + mi) + tm_acc_row(t, i), m = m0 + tm_acc_col(t, i);
+            tm_store2(y, tm_out_offset(&g, n, y0, x0, row, m), tm_out_offset(&g, n, y0, x0, row, m + 1), d[mi][i],
+                      d[mi][i + 1]);
+        }
+    }
+}
 #endif
 
-/* Lesson: the TMA-fed, warp-specialised implicit GEMM; see the file comment. Block: one box of 128
- * pixel rows x BN output channels, 384 threads (producer warpgroup + 2 consumer warpgroups).
- * SPLIT_REGS: setmaxnreg (one block per SM); MIN_BLOCKS: the blocks per SM the tile is built for;
- * RT: taps per k-tile (1, or 3 for the halo tiles of 3 x 3 filters). */
-template <typename T, int BN, int MIN_BLOCKS, bool SPLIT_REGS, int RT>
+/* Lesson: the TMA-fed, warp-specialised implicit GEMM; see the file comment. Block: 384 threads
+ * (producer warpgroup + 2 consumer warpgroups), boxes of 128 WM pixel rows x BN output channels:
+ * box blockIdx.x, then every gridDim.x-th after it (a grid of one block per box walks one each; a
+ * persistent grid of one per SM walks several, the producer loading the next box while the
+ * consumers store y). SPLIT_REGS: setmaxnreg (one block per SM); MIN_BLOCKS: the blocks per SM the
+ * tile is built for; RT: taps per k-tile (1, or 3 for the halo tiles of 3 x 3 filters). */
+template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT>
 static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
     tm_conv(const __grid_constant__ CUtensorMap xmap, const __grid_constant__ CUtensorMap wmap, T *y, tm_geom g)
 {
@@ -257,7 +329,7 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
     extern __shared__ unsigned char tm_shared[];
     const unsigned base = tm_align1024(smem_u32(tm_shared));
     const unsigned full = base + g.stages * tm_stage_bytes(&g, BN), empty = full + 8 * g.stages;
-    const int tid = threadIdx.x, wg = tid / 128, t = tid % 128;
+    const int tid = threadIdx.x, wg = tid / 128, boxes = tm_blocks(&g, BN);
     if (tid == 0) {
         for (int s = 0; s < g.stages; s++) {
             bar_init(full + 8 * s, 1);                  /* the producer's arrive_expect_tx (+ the bytes) */
@@ -266,56 +338,41 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); /* ... visible to the TMA engine */
     }
     __syncthreads(); /* the last block-wide barrier: the roles part here */
-    int n, y0, x0, m0;
-    tm_block_at(&g, blockIdx.x, BN, &n, &y0, &x0, &m0);
     if (wg == 0) {
         if (SPLIT_REGS) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-        if (tid == 0) tm_produce<BN>(&xmap, &wmap, g, base, full, empty, n, y0, x0, m0);
+        if (tid == 0) {
+            asm volatile("prefetch.tensormap [%0];\nprefetch.tensormap [%1];\n" ::"l"(&xmap), "l"(&wmap) : "memory");
+            for (int b = blockIdx.x, q = 0; b < boxes; b += gridDim.x, q += g.nk)
+                tm_produce<BN>(&xmap, &wmap, g, base, full, empty, b, q);
+        }
         return;
     }
     if (SPLIT_REGS) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-    float d[BN / 2];
-#pragma unroll
-    for (int i = 0; i < BN / 2; i++) d[i] = 0.0f;
-    for (int i = 0; i < g.nk; i++) {
-        const int st = tm_stage(i, g.stages);
-        bar_wait(full + 8 * st, tm_parity(i, g.stages)); /* tile i's bytes have landed */
-        __syncwarp(); /* the warp converged for the .aligned wgmma instructions */
-        const unsigned a = tm_a_addr(&g, base, st, BN, wg - 1), b = tm_b_addr(&g, base, st, BN);
-        wg_fence();
-#pragma unroll
-        for (int j = 0; j < RT; j++) /* the k-tile's taps (g.rt == RT, checked on the host) */
-#pragma unroll
-            for (int ks = 0; ks < TM_KSTEPS; ks++) tm_mma<T>(d, a + tm_a_step(&g, j, ks), b + tm_b_step(BN, j, ks));
-        wg_commit_and_wait<1>(); /* tile i - 1's group has retired: its stage goes back to the producer */
-        if (i > 0 && t % 32 == 0) bar_arrive(empty + 8 * tm_stage(i - 1, g.stages));
-    }
-    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-    wg_fence_regs(d);
-#pragma unroll
-    for (int i = 0; i < BN / 2; i++) {
-        const long long o = tm_out_offset(&g, n, y0, x0, 64 * (wg - 1) + tm_acc_row(t, i), m0 + tm_acc_col(t, i));
-        if (o >= 0) tm_store(y, o, d[i]);
-    }
+    for (int b = blockIdx.x, q = 0; b < boxes; b += gridDim.x, q += g.nk)
+        tm_consume<T, BN, WM, RT>(g, base, full, empty, y, b, q, wg - 1, tid % 128);
 #endif
 }
 
 /* ---------------- host side ---------------- */
 
-/* The tiles (cnn_tile_name_wgmma_tma; launch_tile): 128 x BN, stages (at most), blocks per SM; the
- * halo tiles load one x box per filter column of a 3 x 3 filter (tm_geom's rt = 3). */
-static const char *const TM_TILE_NAMES[CNN_WGMMA_TMA_TILES] = {"128x64_4st_2blk", "128x64_9st", "128x128_7st",
-                                                               "128x256_4st", "halo_128x64", "halo_128x128"};
+/* The tiles (cnn_tile_name_wgmma_tma; launch_tile): rows x BN, stages (at most), blocks per SM; the
+ * halo tiles load one x box per filter column of a 3 x 3 filter (tm_geom's rt = 3); p: persistent
+ * (a grid of one block per SM, MIN_BLOCKS per SM for 2blk, each walking several boxes). The rows
+ * on mma3's arrays try the first CNN_WGMMA_TMA_TILES, ours_bf16_tma_nhwc all of them. */
+static const char *const TM_TILE_NAMES[CNN_TMA_NHWC_TILES] = {
+    "128x64_4st_2blk", "128x64_9st", "128x128_7st", "128x256_4st", "halo_128x64", "halo_128x128",
+    "p128x128_7st",    "p_halo_128x128", "p256x128_4st", "p_halo_256x64", "p128x256_4st", "p128x64_4st_2blk"};
 
 extern "C" const char *cnn_tile_name_wgmma_tma(int tile)
 {
-    return tile >= 0 && tile < CNN_WGMMA_TMA_TILES ? TM_TILE_NAMES[tile] : "?";
+    return tile >= 0 && tile < CNN_TMA_NHWC_TILES ? TM_TILE_NAMES[tile] : "?";
 }
 
 static size_t aligned256(size_t b) { return (b + 255) / 256 * 256; }
-static tm_geom geom_of(const cnn_shape *s, int elem_bytes, int halo)
+static tm_geom geom_of(const cnn_shape *s, int elem_bytes, int halo, int rows = 128, int bordered = 1)
 {
-    return tm_geom_make(s->N, s->C, s->H, s->W, s->M, s->R, s->S, s->pad_h, s->pad_w, elem_bytes, halo);
+    return tm_geom_make(s->N, s->C, s->H, s->W, s->M, s->R, s->S, s->pad_h, s->pad_w, elem_bytes, halo, rows,
+                        bordered);
 }
 static size_t tf32_x_bytes(const tm_geom &g) { return aligned256((size_t)g.N * g.Hp * g.Wp * g.Cp * 4); }
 
@@ -368,7 +425,7 @@ static int encode_map(CUtensorMap *map, CUtensorMapDataType type, int rank, void
     return gl_tma_encode(map, type, rank, addr, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
-/* The two maps over xp [N][Hp][Wp][Cp] and wp [M][R S][Cp] (elements of elem bytes): boxes (kc,
+/* The two maps over x [N][Hp][Wp][Cp] and w [M][R S][Cp] (elements of elem bytes): boxes (kc,
  * bw, a_rows / bw, 1) and (kc, 1, BN). Refuses (0, said why) unless the x box and rt w boxes are
  * exactly the stage's bytes: the full barrier's expect_tx count is those bytes, and a mismatch would
  * hang the block; and unless the ring has the 2 stages its release of tile i - 1 needs. */
@@ -383,7 +440,7 @@ static int encode_maps(const tm_geom &g, int BN, CUtensorMapDataType type, int e
     const cuuint64_t wstrides[2] = {row, row * g.R * g.S};
     const cuuint32_t wbox[3] = {(cuuint32_t)g.kc, 1, (cuuint32_t)BN};
     const unsigned box_bytes = (unsigned)(g.kc * elem) * (xbox[1] * xbox[2] + g.rt * wbox[2]);
-    if (g.kc * elem != TM_ROW_BYTES || g.bw * g.bh != TM_ROWS || box_bytes != tm_stage_bytes(&g, BN) ||
+    if (g.kc * elem != TM_ROW_BYTES || g.bw * g.bh != g.rows || box_bytes != tm_stage_bytes(&g, BN) ||
         g.stages < 2 || g.R % g.rt) {
         fprintf(stderr, "cnn: wgmma_tma: boxes (%d x %d x %u, %d x %d x %d) vs a stage of %u bytes, %d stages\n",
                 g.kc, g.bw, xbox[2], g.rt, g.kc, BN, tm_stage_bytes(&g, BN), g.stages);
@@ -392,48 +449,78 @@ static int encode_maps(const tm_geom &g, int BN, CUtensorMapDataType type, int e
     return encode_map(xmap, type, 4, xp, xdims, xstrides, xbox) && encode_map(wmap, type, 3, wp, wdims, wstrides, wbox);
 }
 
+/* Where a launch reads and writes: the tensors' type, x (bordered: mma3's xp; else plain NHWC) and w
+ * (wp [M][R S][Cp]); y channels-last or NCHW; persistent: one block per SM (x MIN_BLOCKS). */
+typedef struct {
+    CUtensorMapDataType type;
+    void *x, *w;
+    int bordered, nhwc_out, persistent;
+} tm_io;
+
 /* The ring's stages: up to max_stages, as many as fit the block's share of the SM (227 KB alone, half
  * of 228 KB less 1 KB per block for two). */
-static tm_geom with_stages(const cnn_shape *s, int elem, int halo, int bn, int max_stages, int min_blocks)
+static tm_geom with_stages(const cnn_shape *s, int elem, int halo, int rows, int bordered, int bn, int max_stages,
+                           int min_blocks)
 {
-    tm_geom g = geom_of(s, elem, halo);
+    tm_geom g = geom_of(s, elem, halo, rows, bordered);
     g.stages = tm_fit_stages(&g, bn, max_stages, min_blocks > 1 ? 228 * 1024 / 2 - 1024 : 227 * 1024);
     return g;
 }
 
-/* One tile: RT > 1 (the halo) where the filter has RT rows and 2 stages fit, else one box per tap. */
-template <typename T, int BN, int MIN_BLOCKS, bool SPLIT_REGS, int RT>
-static cnn_status launch_tm(const cnn_shape *s, int max_stages, CUtensorMapDataType type, void *xp, void *wp, T *y,
-                            int nhwc_out, cudaStream_t st)
+static int sm_count(void)
 {
-    tm_geom g = with_stages(s, (int)sizeof(T), RT > 1, BN, max_stages, MIN_BLOCKS);
-    g.nhwc_out = nhwc_out;
+    static int sms; /* one device per process (the lab's) */
+    if (!sms) {
+        int dev;
+        GL_CHECK(cudaGetDevice(&dev));
+        GL_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    }
+    return sms;
+}
+
+/* One tile: RT > 1 (the halo) where the filter has RT rows and 2 stages fit, else one box per tap. */
+template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT>
+static cnn_status launch_tm(const cnn_shape *s, int max_stages, const tm_io &io, T *y, cudaStream_t st)
+{
+    tm_geom g = with_stages(s, (int)sizeof(T), RT > 1, 128 * WM, io.bordered, BN, max_stages, MIN_BLOCKS);
+    g.nhwc_out = io.nhwc_out;
     if (RT > 1 && (g.rt != RT || g.stages < 2))
-        return launch_tm<T, BN, MIN_BLOCKS, SPLIT_REGS, 1>(s, max_stages, type, xp, wp, y, nhwc_out, st);
+        return launch_tm<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, 1>(s, max_stages, io, y, st);
     CUtensorMap xmap, wmap;
-    if (g.rt != RT || !encode_maps(g, BN, type, (int)sizeof(T), xp, wp, &xmap, &wmap)) return CNN_ERR_VARIANT;
+    if (g.rt != RT || !encode_maps(g, BN, io.type, (int)sizeof(T), io.x, io.w, &xmap, &wmap)) return CNN_ERR_VARIANT;
     static int ready; /* the opt-in for the largest ring any layer gets */
-    tc3_smem_opt_in((const void *)tm_conv<T, BN, MIN_BLOCKS, SPLIT_REGS, RT>,
+    tc3_smem_opt_in((const void *)tm_conv<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT>,
                     MIN_BLOCKS > 1 ? 228 * 1024 / 2 - 1024 : 227 * 1024, &ready);
-    tm_conv<T, BN, MIN_BLOCKS, SPLIT_REGS, RT><<<tm_blocks(&g, BN), TM_THREADS, tm_smem_bytes(&g, BN), st>>>(
-        xmap, wmap, y, g);
+    const int boxes = tm_blocks(&g, BN), grid = io.persistent && boxes > sm_count() * MIN_BLOCKS
+                                                    ? sm_count() * MIN_BLOCKS
+                                                    : boxes;
+    tm_conv<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT><<<grid, TM_THREADS, tm_smem_bytes(&g, BN), st>>>(xmap, wmap, y, g);
     GL_CHECK_LAUNCH();
     return CNN_OK;
 }
 
 template <typename T>
-static cnn_status launch_tile(const cnn_shape *s, int tile, CUtensorMapDataType type, void *xp, void *wp, T *y,
-                              int nhwc_out, cudaStream_t st)
+static cnn_status launch_tile(const cnn_shape *s, int tile, tm_io io, T *y, cudaStream_t st)
 {
+    io.persistent = tile >= CNN_WGMMA_TMA_TILES;
     switch (tile) {
-    case 0: return launch_tm<T, 64, 2, false, 1>(s, 4, type, xp, wp, y, nhwc_out, st);
-    case 1: return launch_tm<T, 64, 1, true, 1>(s, 9, type, xp, wp, y, nhwc_out, st);
-    case 2: return launch_tm<T, 128, 1, true, 1>(s, 7, type, xp, wp, y, nhwc_out, st);
-    case 3: return launch_tm<T, 256, 1, true, 1>(s, 4, type, xp, wp, y, nhwc_out, st);
-    case 4: return launch_tm<T, 64, 1, true, 3>(s, 8, type, xp, wp, y, nhwc_out, st);
-    case 5: return launch_tm<T, 128, 1, true, 3>(s, 8, type, xp, wp, y, nhwc_out, st);
-    default: return CNN_ERR_VARIANT;
+    case 0: return launch_tm<T, 64, 1, 2, false, 1>(s, 4, io, y, st);
+    case 1: return launch_tm<T, 64, 1, 1, true, 1>(s, 9, io, y, st);
+    case 2: return launch_tm<T, 128, 1, 1, true, 1>(s, 7, io, y, st);
+    case 3: return launch_tm<T, 256, 1, 1, true, 1>(s, 4, io, y, st);
+    case 4: return launch_tm<T, 64, 1, 1, true, 3>(s, 8, io, y, st);
+    case 5: return launch_tm<T, 128, 1, 1, true, 3>(s, 8, io, y, st);
     }
+    if constexpr (sizeof(T) == 2) /* the persistent tiles: ours_bf16_tma_nhwc's alone */
+        switch (tile) {
+        case 6: return launch_tm<T, 128, 1, 1, true, 1>(s, 7, io, y, st);
+        case 7: return launch_tm<T, 128, 1, 1, true, 3>(s, 8, io, y, st);
+        case 8: return launch_tm<T, 128, 2, 1, true, 1>(s, 4, io, y, st);
+        case 9: return launch_tm<T, 64, 2, 1, true, 3>(s, 4, io, y, st);
+        case 10: return launch_tm<T, 256, 1, 1, true, 1>(s, 4, io, y, st);
+        case 11: return launch_tm<T, 64, 1, 2, false, 1>(s, 4, io, y, st);
+        }
+    return CNN_ERR_VARIANT;
 }
 
 /* ours_bf16_wgmma_tma: mma3's prepared xp, wp (cnn_bf16_mma3_prepare), y16, then y as float (timed);
@@ -451,8 +538,8 @@ static cnn_status bf16_forward(const cnn_launch_args *a, int timed_x, int nhwc_o
     const tm_geom g = geom_of(&a->s, 2, 0);
     if (g.Cp != c.d.Cp || g.Hp != c.d.Hp || g.Wp != c.d.Wp) return CNN_ERR_VARIANT; /* mma3's layout, checked */
     if (timed_x) tc3_x_layout(a, c, st);
-    const cnn_status r =
-        launch_tile<bf16>(&a->s, a->tile, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, c.xp, c.wp, (bf16 *)c.y16, nhwc_out, st);
+    const tm_io io = {CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, c.xp, c.wp, 1, nhwc_out, 0};
+    const cnn_status r = launch_tile<bf16>(&a->s, a->tile, io, (bf16 *)c.y16, st);
     if (r == CNN_OK && !nhwc_out) tc3_finish(a, c, st);
     return r;
 }
@@ -483,7 +570,8 @@ static cnn_status tf32_forward(const cnn_launch_args *a, int timed_x, cudaStream
     const tm_geom g = geom_of(&a->s, 4, 0);
     char *ws = (char *)a->workspace;
     if (timed_x) tf32_x_layout(&a->s, a->x, (float *)ws, g, st);
-    return launch_tile<float>(&a->s, a->tile, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, ws, ws + tf32_x_bytes(g), a->y, 0, st);
+    const tm_io io = {CU_TENSOR_MAP_DATA_TYPE_FLOAT32, ws, ws + tf32_x_bytes(g), 1, 0, 0};
+    return launch_tile<float>(&a->s, a->tile, io, a->y, st);
 }
 
 extern "C" cnn_status cnn_launch_tf32_wgmma_tma(const cnn_launch_args *a, cudaStream_t st)
@@ -494,4 +582,19 @@ extern "C" cnn_status cnn_launch_tf32_wgmma_tma(const cnn_launch_args *a, cudaSt
 extern "C" cnn_status cnn_launch_tf32_wgmma_tma_t(const cnn_launch_args *a, cudaStream_t st)
 {
     return tf32_forward(a, 1, st);
+}
+
+/* ours_bf16_tma_nhwc: cudnn_bf16_nhwc's own tensors (cnn_nhwc_prepare: x NHWC, w KRSC, y NHWC, all
+ * BF16, with no border and no channel padding): the timed call reads x and w and writes y, nothing
+ * else, as the peer's does. The border is TMA's zero fill (tm_geom_make, not bordered); the row
+ * strides must be multiples of 16 bytes (C a multiple of 8) and y's channel pairs aligned (M even):
+ * cnn_supports_tma_nhwc (cnn_tc3.cu). */
+extern "C" cnn_status cnn_launch_bf16_tma_nhwc(const cnn_launch_args *a, cudaStream_t st)
+{
+    if (!cnn_supports_tma_nhwc(&a->s) || a->tile < 0 || a->tile >= CNN_TMA_NHWC_TILES) return CNN_ERR_VARIANT;
+    if (cnn_check(&a->s) != CNN_OK || a->workspace_bytes < cnn_nhwc_bytes(&a->s, CNN_NHWC_BF16)) return CNN_ERR_SHAPE;
+    void *x, *w, *y;
+    cnn_nhwc_arrays(&a->s, CNN_NHWC_BF16, a->workspace, &x, &w, &y);
+    const tm_io io = {CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, x, w, 0, 1, 0};
+    return launch_tile<bf16>(&a->s, a->tile, io, (bf16 *)y, st);
 }
