@@ -101,14 +101,28 @@ TM_HD tm_geom tm_geom_make(int N, int C, int H, int W, int M, int R, int S, int 
 
 /* Block b's work: output channels m0.. (bn of them) of the box of image n with top-left output
  * pixel (y0, x0). The channel blocks of one box are neighbours in launch order, so the box's x
- * rows are still in L2 when its other channel blocks read them. Blocks: tm_blocks. */
+ * rows are still in L2 when its other channel blocks read them. Blocks: tm_units with cl = 1. */
 TM_HD void tm_block_at(const tm_geom *g, int b, int bn, int *n, int *y0, int *x0, int *m0)
 {
     const int m_blocks = (g->M + bn - 1) / bn, box = b / m_blocks, per_image = g->tiles_x * g->tiles_y;
     const int q = box % per_image, ty = q / g->tiles_x;
     *m0 = (b - box * m_blocks) * bn, *n = box / per_image, *y0 = ty * g->bh, *x0 = (q - ty * g->tiles_x) * g->bw;
 }
-TM_HD int tm_blocks(const tm_geom *g, int bn) { return g->N * g->tiles_y * g->tiles_x * ((g->M + bn - 1) / bn); }
+
+/* Clusters of cl blocks (cl = 1, 2, 4) share w: a cluster's unit of work u is cl boxes of the same
+ * output channels m0 (the boxes cl v .. cl v + cl - 1, v = u / m_blocks), rank r taking box
+ * cl v + r; past the last box (boxes not a multiple of cl) a rank computes zeros and stores nothing
+ * (tm_out_offset: n >= N). tm_unit_block: the block index (as tm_block_at reads it) of rank r. */
+TM_HD int tm_units(const tm_geom *g, int bn, int cl)
+{
+    const int m_blocks = (g->M + bn - 1) / bn, boxes = g->N * g->tiles_y * g->tiles_x;
+    return (boxes + cl - 1) / cl * m_blocks;
+}
+TM_HD int tm_unit_block(const tm_geom *g, int bn, int cl, int u, int r)
+{
+    const int m_blocks = (g->M + bn - 1) / bn;
+    return ((u / m_blocks) * cl + r) * m_blocks + u % m_blocks;
+}
 
 /* k-tile i: taps (r0 + j, s), j < rt, first channel c0. Its boxes: x at (c0, x0 + s + ox, y0 + r0 + oy,
  * n) (input pixel y0 + r0 - pad; a bordered xp's row y0 + r0), w at (c0, (r0 + j) S + s, m0). */
@@ -139,7 +153,7 @@ TM_HD int tm_acc_col(int t, int i) { return 8 * (i >> 2) + 2 * (t % 4) + (i & 1)
 TM_HD long long tm_out_offset(const tm_geom *g, int n, int y0, int x0, int row, int m)
 {
     const int y = y0 + row / g->bw, x = x0 + row % g->bw;
-    if (!(y < g->H && x < g->W && m < g->M)) return -1;
+    if (!(n < g->N && y < g->H && x < g->W && m < g->M)) return -1;
     return g->nhwc_out ? (((long long)n * g->H + y) * g->W + x) * g->M + m : (((long long)n * g->M + m) * g->H + y) * g->W + x;
 }
 
@@ -201,6 +215,25 @@ static __device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
                  "r"(parity)
                  : "memory");
 }
+/* Rank of this block in its cluster; the whole cluster's barrier (every thread of every block). */
+static __device__ __forceinline__ unsigned cluster_rank()
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+static __device__ __forceinline__ void cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+/* An arrival on the mbarrier at `bar` (this block's shared address) in cluster block `rank`. */
+static __device__ __forceinline__ void bar_arrive_at(unsigned bar, unsigned rank)
+{
+    asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+                 "r"(rank)
+                 : "memory");
+}
 /* The box at coordinates c (innermost first) of the tensor map into shared memory at dst; the TMA
  * engine counts its bytes on the mbarrier bar. */
 static __device__ __forceinline__ void tma_load_4d(unsigned dst, const CUtensorMap *map, unsigned bar, int c0, int c1,
@@ -217,6 +250,16 @@ static __device__ __forceinline__ void tma_load_3d(unsigned dst, const CUtensorM
     asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, "
                  "%4, %5}], [%2];\n" ::"r"(dst),
                  "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
+/* tma_load_3d to the same shared address and mbarrier of every block in `mask` (cluster ranks). */
+static __device__ __forceinline__ void tma_load_3d_multicast(unsigned dst, const CUtensorMap *map, unsigned bar, int c0,
+                                                             int c1, int c2, unsigned short mask)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+                 " [%0], [%1, {%3, %4, %5}], [%2], %6;\n" ::"r"(dst),
+                 "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "h"(mask)
                  : "memory");
 }
 
@@ -249,10 +292,15 @@ static __device__ __forceinline__ void tm_store2(float *y, long long o0, long lo
 
 /* The producer thread, box b: its k-tiles' boxes (x, then rt of w) into the ring, up to g.stages
  * tiles ahead of the consumers. q: the k-tiles this block's ring has carried before box b (a block
- * that walks several boxes keeps one ring: stage and phase run on across them). */
-template <int BN>
+ * that walks several boxes keeps one ring: stage and phase run on across them). In a cluster of CL
+ * blocks (all on the same m0), rank r loads rows r BN / CL .. of each w box and multicasts them to
+ * every block of the cluster: each block's full barrier still counts the whole stage, and a stage
+ * is refilled only once every block's consumers have released it (the empty barriers count the
+ * consumer warps of the whole cluster). */
+template <int BN, int CL>
 static __device__ __forceinline__ void tm_produce(const CUtensorMap *xmap, const CUtensorMap *wmap, const tm_geom &g,
-                                                  unsigned base, unsigned full, unsigned empty, int b, int q)
+                                                  unsigned base, unsigned full, unsigned empty, int b, int q,
+                                                  unsigned rank)
 {
     int n, y0, x0, m0;
     tm_block_at(&g, b, BN, &n, &y0, &x0, &m0);
@@ -263,16 +311,27 @@ static __device__ __forceinline__ void tm_produce(const CUtensorMap *xmap, const
         int c0, r0, s;
         tm_ktile_at(&g, i, &c0, &r0, &s);
         tma_load_4d(tm_a_addr(&g, base, st, BN, 0), xmap, full + 8 * st, c0, x0 + s + g.ox, y0 + r0 + g.oy, n);
-        for (int j = 0; j < g.rt; j++)
-            tma_load_3d(tm_b_addr(&g, base, st, BN) + tm_b_step(BN, j, 0), wmap, full + 8 * st, c0,
-                        (r0 + j) * g.S + s, m0);
+        for (int j = 0; j < g.rt; j++) {
+            const unsigned dst = tm_b_addr(&g, base, st, BN) + tm_b_step(BN, j, 0);
+            if (CL == 1) tma_load_3d(dst, wmap, full + 8 * st, c0, (r0 + j) * g.S + s, m0);
+            else
+                tma_load_3d_multicast(dst + rank * (BN / CL) * TM_ROW_BYTES, wmap, full + 8 * st, c0, (r0 + j) * g.S + s,
+                                      m0 + (int)rank * (BN / CL), (unsigned short)((1u << CL) - 1));
+        }
     }
 }
 
 /* A consumer warpgroup (cw: 0, 1), box b: WM 64-row MMA blocks (rows 64 (WM cw + mi) ..) x BN
  * channels, k-tiles q .. q + nk - 1 of the ring, then y. While it stores y the producer already
  * fills the ring with the block's next box. */
-template <typename T, int BN, int WM, int RT>
+template <int CL> static __device__ __forceinline__ void tm_release(unsigned bar)
+{
+    if (CL == 1) bar_arrive(bar);
+    else
+        for (unsigned r = 0; r < CL; r++) bar_arrive_at(bar, r);
+}
+
+template <typename T, int BN, int WM, int RT, int CL>
 static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned base, unsigned full, unsigned empty, T *y,
                                                   int b, int q, int cw, int t)
 {
@@ -296,10 +355,10 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
                     tm_mma<T>(d[mi], tm_a_addr(&g, base, st, BN, WM * cw + mi) + tm_a_step(&g, j, ks),
                               bs + tm_b_step(BN, j, ks));
         wg_commit_and_wait<1>(); /* tile k - 1's group has retired: its stage goes back to the producer */
-        if (i > 0 && t % 32 == 0) bar_arrive(empty + 8 * tm_stage(k - 1, g.stages));
+        if (i > 0 && t % 32 == 0) tm_release<CL>(empty + 8 * tm_stage(k - 1, g.stages));
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-    if (t % 32 == 0) bar_arrive(empty + 8 * tm_stage(q + g.nk - 1, g.stages)); /* the box's last tile */
+    if (t % 32 == 0) tm_release<CL>(empty + 8 * tm_stage(q + g.nk - 1, g.stages)); /* the box's last tile */
     int n, y0, x0, m0;
     tm_block_at(&g, b, BN, &n, &y0, &x0, &m0);
 #pragma unroll
@@ -320,8 +379,9 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
  * box blockIdx.x, then every gridDim.x-th after it (a grid of one block per box walks one each; a
  * persistent grid of one per SM walks several, the producer loading the next box while the
  * consumers store y). SPLIT_REGS: setmaxnreg (one block per SM); MIN_BLOCKS: the blocks per SM the
- * tile is built for; RT: taps per k-tile (1, or 3 for the halo tiles of 3 x 3 filters). */
-template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT>
+ * tile is built for; RT: taps per k-tile (1, or 3 for the halo tiles of 3 x 3 filters); CL: blocks
+ * per cluster sharing each w box by multicast (grid: a multiple of CL; the cluster walks units). */
+template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT, int CL>
 static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
     tm_conv(const __grid_constant__ CUtensorMap xmap, const __grid_constant__ CUtensorMap wmap, T *y, tm_geom g)
 {
@@ -329,27 +389,31 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
     extern __shared__ unsigned char tm_shared[];
     const unsigned base = tm_align1024(smem_u32(tm_shared));
     const unsigned full = base + g.stages * tm_stage_bytes(&g, BN), empty = full + 8 * g.stages;
-    const int tid = threadIdx.x, wg = tid / 128, boxes = tm_blocks(&g, BN);
+    const int tid = threadIdx.x, wg = tid / 128, units = tm_units(&g, BN, CL);
+    const unsigned rank = CL > 1 ? cluster_rank() : 0;
     if (tid == 0) {
         for (int s = 0; s < g.stages; s++) {
-            bar_init(full + 8 * s, 1);                  /* the producer's arrive_expect_tx (+ the bytes) */
-            bar_init(empty + 8 * s, TM_CONSUMER_WARPS); /* one arrival per consumer warp */
+            bar_init(full + 8 * s, 1);                       /* the producer's arrive_expect_tx (+ the bytes) */
+            bar_init(empty + 8 * s, TM_CONSUMER_WARPS * CL); /* one arrival per consumer warp of the cluster */
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); /* ... visible to the TMA engine */
     }
-    __syncthreads(); /* the last block-wide barrier: the roles part here */
+    if (CL > 1) cluster_sync(); /* every block's barriers ready before any multicast or remote arrival */
+    else __syncthreads();       /* the last block-wide barrier: the roles part here */
     if (wg == 0) {
         if (SPLIT_REGS) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (tid == 0) {
             asm volatile("prefetch.tensormap [%0];\nprefetch.tensormap [%1];\n" ::"l"(&xmap), "l"(&wmap) : "memory");
-            for (int b = blockIdx.x, q = 0; b < boxes; b += gridDim.x, q += g.nk)
-                tm_produce<BN>(&xmap, &wmap, g, base, full, empty, b, q);
+            for (int u = blockIdx.x / CL, q = 0; u < units; u += gridDim.x / CL, q += g.nk)
+                tm_produce<BN, CL>(&xmap, &wmap, g, base, full, empty, tm_unit_block(&g, BN, CL, u, rank), q, rank);
         }
-        return;
+    } else {
+        if (SPLIT_REGS) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+        for (int u = blockIdx.x / CL, q = 0; u < units; u += gridDim.x / CL, q += g.nk)
+            tm_consume<T, BN, WM, RT, CL>(g, base, full, empty, y, tm_unit_block(&g, BN, CL, u, rank), q, wg - 1,
+                                          tid % 128);
     }
-    if (SPLIT_REGS) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-    for (int b = blockIdx.x, q = 0; b < boxes; b += gridDim.x, q += g.nk)
-        tm_consume<T, BN, WM, RT>(g, base, full, empty, y, b, q, wg - 1, tid % 128);
+    if (CL > 1) cluster_sync(); /* no block leaves while the others may still multicast or arrive into it */
 #endif
 }
 
@@ -357,11 +421,13 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
 
 /* The tiles (cnn_tile_name_wgmma_tma; launch_tile): rows x BN, stages (at most), blocks per SM; the
  * halo tiles load one x box per filter column of a 3 x 3 filter (tm_geom's rt = 3); p: persistent
- * (a grid of one block per SM, MIN_BLOCKS per SM for 2blk, each walking several boxes). The rows
+ * (a grid of one block per SM, MIN_BLOCKS per SM for 2blk, each walking several boxes); pcN: and
+ * clusters of N blocks sharing each w box by TMA multicast (each loads 1 / N of it). The rows
  * on mma3's arrays try the first CNN_WGMMA_TMA_TILES, ours_bf16_tma_nhwc all of them. */
 static const char *const TM_TILE_NAMES[CNN_TMA_NHWC_TILES] = {
     "128x64_4st_2blk", "128x64_9st", "128x128_7st", "128x256_4st", "halo_128x64", "halo_128x128",
-    "p128x128_7st",    "p_halo_128x128", "p256x128_4st", "p_halo_256x64", "p128x256_4st", "p128x64_4st_2blk"};
+    "p128x128_7st",    "p_halo_128x128", "p256x128_4st", "p_halo_256x64", "p128x256_4st", "p128x64_4st_2blk",
+    "pc2_halo_128x128", "pc4_halo_128x128", "pc2_256x128_4st", "pc2_halo_256x64"};
 
 extern "C" const char *cnn_tile_name_wgmma_tma(int tile)
 {
@@ -426,10 +492,10 @@ static int encode_map(CUtensorMap *map, CUtensorMapDataType type, int rank, void
 }
 
 /* The two maps over x [N][Hp][Wp][Cp] and w [M][R S][Cp] (elements of elem bytes): boxes (kc,
- * bw, a_rows / bw, 1) and (kc, 1, BN). Refuses (0, said why) unless the x box and rt w boxes are
+ * bw, a_rows / bw, 1) and (kc, 1, BN / cl). Refuses (0, said why) unless the x box and rt w boxes are
  * exactly the stage's bytes: the full barrier's expect_tx count is those bytes, and a mismatch would
  * hang the block; and unless the ring has the 2 stages its release of tile i - 1 needs. */
-static int encode_maps(const tm_geom &g, int BN, CUtensorMapDataType type, int elem, void *xp, void *wp,
+static int encode_maps(const tm_geom &g, int BN, int cl, CUtensorMapDataType type, int elem, void *xp, void *wp,
                        CUtensorMap *xmap, CUtensorMap *wmap)
 {
     const cuuint64_t row = (cuuint64_t)g.Cp * elem;
@@ -438,8 +504,8 @@ static int encode_maps(const tm_geom &g, int BN, CUtensorMapDataType type, int e
     const cuuint32_t xbox[4] = {(cuuint32_t)g.kc, (cuuint32_t)g.bw, (cuuint32_t)(g.a_rows / g.bw), 1};
     const cuuint64_t wdims[3] = {(cuuint64_t)g.Cp, (cuuint64_t)g.R * g.S, (cuuint64_t)g.M};
     const cuuint64_t wstrides[2] = {row, row * g.R * g.S};
-    const cuuint32_t wbox[3] = {(cuuint32_t)g.kc, 1, (cuuint32_t)BN};
-    const unsigned box_bytes = (unsigned)(g.kc * elem) * (xbox[1] * xbox[2] + g.rt * wbox[2]);
+    const cuuint32_t wbox[3] = {(cuuint32_t)g.kc, 1, (cuuint32_t)(BN / cl)}; /* a cluster rank's share */
+    const unsigned box_bytes = (unsigned)(g.kc * elem) * (xbox[1] * xbox[2] + g.rt * BN);
     if (g.kc * elem != TM_ROW_BYTES || g.bw * g.bh != g.rows || box_bytes != tm_stage_bytes(&g, BN) ||
         g.stages < 2 || g.R % g.rt) {
         fprintf(stderr, "cnn: wgmma_tma: boxes (%d x %d x %u, %d x %d x %d) vs a stage of %u bytes, %d stages\n",
@@ -478,24 +544,47 @@ static int sm_count(void)
     return sms;
 }
 
+/* The grid: a block per box (x CL: one unit per cluster), or (persistent) as many clusters as can
+ * run at once (one block per SM x MIN_BLOCKS without clusters), if fewer. */
+template <typename K> static int grid_for(K kernel, int units, int cl, int min_blocks, int persistent, size_t smem)
+{
+    if (!persistent) return units * cl;
+    int fit = sm_count() * min_blocks / cl;
+    if (cl > 1) {
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute at;
+        at.id = cudaLaunchAttributeClusterDimension;
+        at.val.clusterDim.x = (unsigned)cl, at.val.clusterDim.y = 1, at.val.clusterDim.z = 1;
+        cfg.gridDim = dim3((unsigned)(units * cl)), cfg.blockDim = dim3(TM_THREADS), cfg.dynamicSmemBytes = smem;
+        cfg.attrs = &at, cfg.numAttrs = 1;
+        GL_CHECK(cudaOccupancyMaxActiveClusters(&fit, kernel, &cfg));
+    }
+    return (fit > 0 && fit < units ? fit : units) * cl;
+}
+
 /* One tile: RT > 1 (the halo) where the filter has RT rows and 2 stages fit, else one box per tap. */
-template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT>
+template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT, int CL = 1>
 static cnn_status launch_tm(const cnn_shape *s, int max_stages, const tm_io &io, T *y, cudaStream_t st)
 {
     tm_geom g = with_stages(s, (int)sizeof(T), RT > 1, 128 * WM, io.bordered, BN, max_stages, MIN_BLOCKS);
     g.nhwc_out = io.nhwc_out;
     if (RT > 1 && (g.rt != RT || g.stages < 2))
-        return launch_tm<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, 1>(s, max_stages, io, y, st);
+        return launch_tm<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, 1, CL>(s, max_stages, io, y, st);
     CUtensorMap xmap, wmap;
-    if (g.rt != RT || !encode_maps(g, BN, io.type, (int)sizeof(T), io.x, io.w, &xmap, &wmap)) return CNN_ERR_VARIANT;
+    if (g.rt != RT || !encode_maps(g, BN, CL, io.type, (int)sizeof(T), io.x, io.w, &xmap, &wmap))
+        return CNN_ERR_VARIANT;
+    const auto kernel = tm_conv<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT, CL>;
     static int ready; /* the opt-in for the largest ring any layer gets */
-    tc3_smem_opt_in((const void *)tm_conv<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT>,
-                    MIN_BLOCKS > 1 ? 228 * 1024 / 2 - 1024 : 227 * 1024, &ready);
-    const int boxes = tm_blocks(&g, BN), grid = io.persistent && boxes > sm_count() * MIN_BLOCKS
-                                                    ? sm_count() * MIN_BLOCKS
-                                                    : boxes;
-    tm_conv<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT><<<grid, TM_THREADS, tm_smem_bytes(&g, BN), st>>>(xmap, wmap, y, g);
-    GL_CHECK_LAUNCH();
+    tc3_smem_opt_in((const void *)kernel, MIN_BLOCKS > 1 ? 228 * 1024 / 2 - 1024 : 227 * 1024, &ready);
+    const size_t smem = tm_smem_bytes(&g, BN);
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute at;
+    at.id = cudaLaunchAttributeClusterDimension;
+    at.val.clusterDim.x = CL, at.val.clusterDim.y = 1, at.val.clusterDim.z = 1;
+    cfg.gridDim = dim3((unsigned)grid_for(kernel, tm_units(&g, BN, CL), CL, MIN_BLOCKS, io.persistent, smem));
+    cfg.blockDim = dim3(TM_THREADS), cfg.dynamicSmemBytes = smem, cfg.stream = st;
+    cfg.attrs = &at, cfg.numAttrs = CL > 1;
+    GL_CHECK(cudaLaunchKernelEx(&cfg, kernel, xmap, wmap, y, g));
     return CNN_OK;
 }
 
@@ -519,6 +608,10 @@ static cnn_status launch_tile(const cnn_shape *s, int tile, tm_io io, T *y, cuda
         case 9: return launch_tm<T, 64, 2, 1, true, 3>(s, 4, io, y, st);
         case 10: return launch_tm<T, 256, 1, 1, true, 1>(s, 4, io, y, st);
         case 11: return launch_tm<T, 64, 1, 2, false, 1>(s, 4, io, y, st);
+        case 12: return launch_tm<T, 128, 1, 1, true, 3, 2>(s, 8, io, y, st);
+        case 13: return launch_tm<T, 128, 1, 1, true, 3, 4>(s, 8, io, y, st);
+        case 14: return launch_tm<T, 128, 2, 1, true, 1, 2>(s, 4, io, y, st);
+        case 15: return launch_tm<T, 64, 2, 1, true, 3, 2>(s, 4, io, y, st);
         }
     return CNN_ERR_VARIANT;
 }
