@@ -148,14 +148,17 @@ TM_HD unsigned long long tm_desc(unsigned addr)
 TM_HD int tm_acc_row(int t, int i) { return 16 * (t / 32) + t % 32 / 4 + 8 * (i >> 1 & 1); }
 TM_HD int tm_acc_col(int t, int i) { return 8 * (i >> 2) + 2 * (t % 4) + (i & 1); }
 
-/* y's element of GEMM row `row` (pixel (row / bw, row % bw) of the box) and output channel m, in
- * NCHW or (nhwc_out) NHWC; -1 outside the image or past M (computed on zeros, not stored). */
-TM_HD long long tm_out_offset(const tm_geom *g, int n, int y0, int x0, int row, int m)
+/* y's offset of GEMM row `row` (pixel (row / bw, row % bw) of the box) at output channel 0, -1
+ * outside the image (or past the last image: a cluster's spare rank); the step from one output
+ * channel to the next is tm_channel_step: 1 channels-last (NHWC), H W in NCHW. One per row: the
+ * epilogue adds channel offsets to it, no division per element. */
+TM_HD long long tm_row_offset(const tm_geom *g, int n, int y0, int x0, int row)
 {
     const int y = y0 + row / g->bw, x = x0 + row % g->bw;
-    if (!(n < g->N && y < g->H && x < g->W && m < g->M)) return -1;
-    return g->nhwc_out ? (((long long)n * g->H + y) * g->W + x) * g->M + m : (((long long)n * g->M + m) * g->H + y) * g->W + x;
+    if (!(n < g->N && y < g->H && x < g->W)) return -1;
+    return g->nhwc_out ? (((long long)n * g->H + y) * g->W + x) * g->M : ((long long)n * g->M * g->H + y) * g->W + x;
 }
+TM_HD long long tm_channel_step(const tm_geom *g) { return g->nhwc_out ? 1 : (long long)g->H * g->W; }
 
 /* The ring: k-tile i uses stage i % stages in round i / stages. Its full barrier completes phase
  * i / stages (wait parity (i / stages) & 1); before refilling the stage for tile i >= stages the
@@ -271,22 +274,16 @@ template <typename T, int NR> static __device__ __forceinline__ void tm_mma(floa
 }
 static __device__ __forceinline__ void tm_store(bf16 *y, long long o, float v) { y[o] = __float2bfloat16_rn(v); }
 static __device__ __forceinline__ void tm_store(float *y, long long o, float v) { y[o] = v; }
-/* Two neighbouring output channels of one pixel: one 4-byte (BF16) or 8-byte (FP32) store where y is
- * channels-last (o1 == o0 + 1, o0 even: M even), else one element each. */
-static __device__ __forceinline__ void tm_store2(bf16 *y, long long o0, long long o1, float v0, float v1)
+/* Output channels m, m + 1 of one pixel at o, o + step: one 4-byte (BF16) or 8-byte (FP32) store
+ * where they are neighbours (channels-last, o even), else one store each. */
+template <typename T> static __device__ __forceinline__ void tm_store_pair(T *y, long long o, long long step, float v0, float v1)
 {
-    if (o1 == o0 + 1 && !(o0 & 1)) *(__nv_bfloat162 *)(y + o0) = __floats2bfloat162_rn(v0, v1);
-    else {
-        if (o0 >= 0) tm_store(y, o0, v0);
-        if (o1 >= 0) tm_store(y, o1, v1);
-    }
-}
-static __device__ __forceinline__ void tm_store2(float *y, long long o0, long long o1, float v0, float v1)
-{
-    if (o1 == o0 + 1 && !(o0 & 1)) *(float2 *)(y + o0) = make_float2(v0, v1);
-    else {
-        if (o0 >= 0) tm_store(y, o0, v0);
-        if (o1 >= 0) tm_store(y, o1, v1);
+    if (step == 1 && !(o & 1)) {
+        if constexpr (sizeof(T) == 2) *(__nv_bfloat162 *)(y + o) = __floats2bfloat162_rn(v0, v1);
+        else *(float2 *)(y + o) = make_float2(v0, v1);
+    } else {
+        tm_store(y, o, v0);
+        tm_store(y, o + step, v1);
     }
 }
 
@@ -361,14 +358,20 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
     if (t % 32 == 0) tm_release<CL>(empty + 8 * tm_stage(q + g.nk - 1, g.stages)); /* the box's last tile */
     int n, y0, x0, m0;
     tm_block_at(&g, b, BN, &n, &y0, &x0, &m0);
+    const long long step = tm_channel_step(&g);
 #pragma unroll
     for (int mi = 0; mi < WM; mi++) {
         wg_fence_regs(d[mi]);
 #pragma unroll
-        for (int i = 0; i < BN / 2; i += 2) { /* registers i, i + 1: channels m, m + 1 of one pixel */
-            const int row = 64 * (WM * cw + mi) + tm_acc_row(t, i), m = m0 + tm_acc_col(t, i);
-            tm_store2(y, tm_out_offset(&g, n, y0, x0, row, m), tm_out_offset(&g, n, y0, x0, row, m + 1), d[mi][i],
-                      d[mi][i + 1]);
+        for (int h = 0; h < 2; h++) { /* a thread's two rows: registers 4 j + 2 h (+ 1), j < BN / 8 */
+            const long long ro = tm_row_offset(&g, n, y0, x0, 64 * (WM * cw + mi) + tm_acc_row(t, 2 * h));
+            if (ro < 0) continue;
+#pragma unroll
+            for (int j = 0; j < BN / 8; j++) {
+                const int i = 4 * j + 2 * h, m = m0 + tm_acc_col(t, i); /* channels m, m + 1 */
+                if (m + 1 < g.M) tm_store_pair(y, ro + m * step, step, d[mi][i], d[mi][i + 1]);
+                else if (m < g.M) tm_store(y, ro + m * step, d[mi][i]);
+            }
         }
     }
 }
@@ -427,7 +430,7 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
 static const char *const TM_TILE_NAMES[CNN_TMA_NHWC_TILES] = {
     "128x64_4st_2blk", "128x64_9st", "128x128_7st", "128x256_4st", "halo_128x64", "halo_128x128",
     "p128x128_7st",    "p_halo_128x128", "p256x128_4st", "p_halo_256x64", "p128x256_4st", "p128x64_4st_2blk",
-    "pc2_halo_128x128", "pc4_halo_128x128", "pc2_256x128_4st", "pc2_halo_256x64"};
+    "pc2_halo_128x128", "pc4_halo_128x128", "pc2_256x128_4st", "pc2_halo_256x64", "p_halo_256x128"};
 
 extern "C" const char *cnn_tile_name_wgmma_tma(int tile)
 {
@@ -612,6 +615,7 @@ static cnn_status launch_tile(const cnn_shape *s, int tile, tm_io io, T *y, cuda
         case 13: return launch_tm<T, 128, 1, 1, true, 3, 4>(s, 8, io, y, st);
         case 14: return launch_tm<T, 128, 2, 1, true, 1, 2>(s, 4, io, y, st);
         case 15: return launch_tm<T, 64, 2, 1, true, 3, 2>(s, 4, io, y, st);
+        case 16: return launch_tm<T, 128, 2, 1, true, 3>(s, 4, io, y, st);
         }
     return CNN_ERR_VARIANT;
 }
