@@ -229,11 +229,12 @@ static __device__ __forceinline__ void cluster_sync()
 {
     asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
 }
-/* An arrival on the mbarrier at `bar` (this block's shared address) in cluster block `rank`. */
+/* An arrival on the mbarrier at `bar` (this block's shared address) in cluster block `rank`
+ * (release at the block's scope, as for a local arrival: the reads it orders are the block's own). */
 static __device__ __forceinline__ void bar_arrive_at(unsigned bar, unsigned rank)
 {
     asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
                  "r"(rank)
                  : "memory");
 }
@@ -425,12 +426,13 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
 /* The tiles (cnn_tile_name_wgmma_tma; launch_tile): rows x BN, stages (at most), blocks per SM; the
  * halo tiles load one x box per filter column of a 3 x 3 filter (tm_geom's rt = 3); p: persistent
  * (a grid of one block per SM, MIN_BLOCKS per SM for 2blk, each walking several boxes); pcN: and
- * clusters of N blocks sharing each w box by TMA multicast (each loads 1 / N of it). The rows
+ * clusters of N blocks sharing each w box by TMA multicast (each loads 1 / N of it: BN / N rows,
+ * at least 8 for the swizzle's 1024-byte pattern). The rows
  * on mma3's arrays try the first CNN_WGMMA_TMA_TILES, ours_bf16_tma_nhwc all of them. */
 static const char *const TM_TILE_NAMES[CNN_TMA_NHWC_TILES] = {
     "128x64_4st_2blk", "128x64_9st", "128x128_7st", "128x256_4st", "halo_128x64", "halo_128x128",
     "p128x128_7st",    "p_halo_128x128", "p256x128_4st", "p_halo_256x64", "p128x256_4st", "p128x64_4st_2blk",
-    "pc2_halo_128x128", "pc4_halo_128x128", "pc2_256x128_4st", "pc2_halo_256x64", "p_halo_256x128"};
+    "pc2_halo_128x128", "pc2_128x128_7st", "pc4_128x128_7st", "pc8_128x128_7st", "p_halo_256x128"};
 
 extern "C" const char *cnn_tile_name_wgmma_tma(int tile)
 {
@@ -612,9 +614,9 @@ static cnn_status launch_tile(const cnn_shape *s, int tile, tm_io io, T *y, cuda
         case 10: return launch_tm<T, 256, 1, 1, true, 1>(s, 4, io, y, st);
         case 11: return launch_tm<T, 64, 1, 2, false, 1>(s, 4, io, y, st);
         case 12: return launch_tm<T, 128, 1, 1, true, 3, 2>(s, 8, io, y, st);
-        case 13: return launch_tm<T, 128, 1, 1, true, 3, 4>(s, 8, io, y, st);
-        case 14: return launch_tm<T, 128, 2, 1, true, 1, 2>(s, 4, io, y, st);
-        case 15: return launch_tm<T, 64, 2, 1, true, 3, 2>(s, 4, io, y, st);
+        case 13: return launch_tm<T, 128, 1, 1, true, 1, 2>(s, 7, io, y, st);
+        case 14: return launch_tm<T, 128, 1, 1, true, 1, 4>(s, 7, io, y, st);
+        case 15: return launch_tm<T, 128, 1, 1, true, 1, 8>(s, 7, io, y, st);
         case 16: return launch_tm<T, 128, 2, 1, true, 3>(s, 4, io, y, st);
         }
     return CNN_ERR_VARIANT;
