@@ -54,218 +54,13 @@
 #include <cuda_bf16.h>
 #include "cnn_tc.h"
 #include "cnn_tc3.cuh"
-
-#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define TMA_BUILT 1
-#else
-#define TMA_BUILT 0
-#endif
-#define TM_HD static __host__ __device__ __forceinline__
+#include "cnn_tma_ring.cuh" /* tm_geom, the ring's index arithmetic and PTX */
 
 typedef __nv_bfloat16 bf16;
-
-/* ---- index arithmetic: plain C, the same on host and device ---- */
-enum { TM_ROW_BYTES = 128, TM_THREADS = 384, TM_CONSUMER_WARPS = 8, TM_KSTEPS = 4 };
-
-/* The layer as the kernel walks it. A k-tile is `rt` filter taps (r0 .. r0 + rt - 1, s) of one
- * 128-byte channel chunk: rt = 1 (one box per tap), or rt = R ("halo": one box of bh + R - 1 rows
- * serves the R taps of a filter column, tap r being the box's rows from r bw on). */
-typedef struct {
-    int N, H, W, M, R, S, Cp, Hp, Wp; /* Cp: channels in memory; Hp x Wp: x's image in memory */
-    int oy, ox;                       /* x's map coordinates of output pixel (0, 0)'s tap (0, 0) */
-    int kc, chunks, rt, nk;           /* channels per 128-byte chunk; chunks per tap; taps per k-tile; k-tiles */
-    int rows, bw, bh, tiles_x, tiles_y; /* GEMM rows per box (128, 256), the box (bw bh = rows), boxes per image */
-    int a_rows, stages;               /* rows of a k-tile's x box ((bh + rt - 1) bw); the ring's stages */
-    int nhwc_out;                     /* 1: y written channels-last (NHWC), else NCHW */
-} tm_geom;
-
-/* bw: the power of two >= W, from 8 up to 128 (16 with the halo: taller boxes, less halo). x in
- * memory: `bordered` (mma3's xp: a zero border of pad pixels, C rounded up to 8, map coordinates
- * from 0) or the plain NHWC tensor (Cp = C; the map's coordinates start at -pad and TMA fills what
- * lies outside the tensor with zeros: the border costs neither memory nor a copy). */
-TM_HD tm_geom tm_geom_make(int N, int C, int H, int W, int M, int R, int S, int pad_h, int pad_w, int elem_bytes,
-                           int halo, int rows, int bordered)
-{
-    tm_geom g;
-    g.N = N, g.H = H, g.W = W, g.M = M, g.R = R, g.S = S, g.Cp = bordered ? (C + 7) / 8 * 8 : C;
-    g.Hp = bordered ? H + 2 * pad_h : H, g.Wp = bordered ? W + 2 * pad_w : W;
-    g.oy = bordered ? 0 : -pad_h, g.ox = bordered ? 0 : -pad_w;
-    g.kc = 128 / elem_bytes, g.chunks = (g.Cp + g.kc - 1) / g.kc, g.rt = halo ? R : 1;
-    g.nk = R / g.rt * S * g.chunks;
-    for (g.bw = 8; g.bw < W && g.bw < (halo ? 16 : 128); g.bw *= 2) {
-    }
-    g.rows = rows, g.bh = rows / g.bw, g.tiles_x = (W + g.bw - 1) / g.bw, g.tiles_y = (H + g.bh - 1) / g.bh;
-    g.a_rows = (g.bh + g.rt - 1) * g.bw, g.stages = 0, g.nhwc_out = 0; /* stages: tm_fit_stages */
-    return g;
-}
-
-/* Block b's work: output channels m0.. (bn of them) of the box of image n with top-left output
- * pixel (y0, x0). The channel blocks of one box are neighbours in launch order, so the box's x
- * rows are still in L2 when its other channel blocks read them. Blocks: tm_units with cl = 1. */
-TM_HD void tm_block_at(const tm_geom *g, int b, int bn, int *n, int *y0, int *x0, int *m0)
-{
-    const int m_blocks = (g->M + bn - 1) / bn, box = b / m_blocks, per_image = g->tiles_x * g->tiles_y;
-    const int q = box % per_image, ty = q / g->tiles_x;
-    *m0 = (b - box * m_blocks) * bn, *n = box / per_image, *y0 = ty * g->bh, *x0 = (q - ty * g->tiles_x) * g->bw;
-}
-
-/* Clusters of cl blocks (cl = 1, 2, 4) share w: a cluster's unit of work u is cl boxes of the same
- * output channels m0 (the boxes cl v .. cl v + cl - 1, v = u / m_blocks), rank r taking box
- * cl v + r; past the last box (boxes not a multiple of cl) a rank computes zeros and stores nothing
- * (tm_out_offset: n >= N). tm_unit_block: the block index (as tm_block_at reads it) of rank r. */
-TM_HD int tm_units(const tm_geom *g, int bn, int cl)
-{
-    const int m_blocks = (g->M + bn - 1) / bn, boxes = g->N * g->tiles_y * g->tiles_x;
-    return (boxes + cl - 1) / cl * m_blocks;
-}
-TM_HD int tm_unit_block(const tm_geom *g, int bn, int cl, int u, int r)
-{
-    const int m_blocks = (g->M + bn - 1) / bn;
-    return ((u / m_blocks) * cl + r) * m_blocks + u % m_blocks;
-}
-
-/* k-tile i: taps (r0 + j, s), j < rt, first channel c0. Its boxes: x at (c0, x0 + s + ox, y0 + r0 + oy,
- * n) (input pixel y0 + r0 - pad; a bordered xp's row y0 + r0), w at (c0, (r0 + j) S + s, m0). */
-TM_HD void tm_ktile_at(const tm_geom *g, int i, int *c0, int *r0, int *s)
-{
-    const int group = i / g->chunks, col = group / g->S;
-    *c0 = (i - group * g->chunks) * g->kc, *r0 = col * g->rt, *s = group - col * g->S;
-}
-
-/* The shared-memory matrix descriptor of a K-major operand in the 128-byte swizzle (PTX ISA, "Matrix
- * Descriptor Format"): start address >> 4 (bits 0-13), leading byte offset 16 >> 4 (bits 16-29:
- * unused when the k-step, 32 bytes, lies inside the 128-byte swizzle row), stride byte offset
- * 1024 >> 4 (bits 32-45: the next 8 rows), base offset 0 (stages are 1024-byte aligned), layout type
- * 1 = 128-byte swizzle (bits 62-63). k-step j of a chunk starts 32 j bytes into the row. */
-TM_HD unsigned long long tm_desc(unsigned addr)
-{
-    return (unsigned long long)((addr & 0x3FFFF) >> 4) | 1ull << 16 | (unsigned long long)(1024 >> 4) << 32 |
-           1ull << 62;
-}
-
-/* wgmma's accumulator register i of thread t (0..127) of a warpgroup (PTX ISA, m64nNk16 D fragment):
- * row 16 (t / 32) + (t % 32) / 4 (+ 8), column 8 (i / 4) + 2 (t % 4) (+ 1). */
-TM_HD int tm_acc_row(int t, int i) { return 16 * (t / 32) + t % 32 / 4 + 8 * (i >> 1 & 1); }
-TM_HD int tm_acc_col(int t, int i) { return 8 * (i >> 2) + 2 * (t % 4) + (i & 1); }
-
-/* y's offset of GEMM row `row` (pixel (row / bw, row % bw) of the box) at output channel 0, -1
- * outside the image (or past the last image: a cluster's spare rank); the step from one output
- * channel to the next is tm_channel_step: 1 channels-last (NHWC), H W in NCHW. One per row: the
- * epilogue adds channel offsets to it, no division per element. */
-TM_HD long long tm_row_offset(const tm_geom *g, int n, int y0, int x0, int row)
-{
-    const int y = y0 + row / g->bw, x = x0 + row % g->bw;
-    if (!(n < g->N && y < g->H && x < g->W)) return -1;
-    return g->nhwc_out ? (((long long)n * g->H + y) * g->W + x) * g->M : ((long long)n * g->M * g->H + y) * g->W + x;
-}
-TM_HD long long tm_channel_step(const tm_geom *g) { return g->nhwc_out ? 1 : (long long)g->H * g->W; }
-
-/* The ring: k-tile i uses stage i % stages in round i / stages. Its full barrier completes phase
- * i / stages (wait parity (i / stages) & 1); before refilling the stage for tile i >= stages the
- * producer waits for the empty barrier's phase of tile i - stages's release. */
-TM_HD int tm_stage(int i, int stages) { return i % stages; }
-TM_HD unsigned tm_parity(int i, int stages) { return (unsigned)(i / stages) & 1u; }
-
-/* Shared memory: the ring's stages from `base` (1024-byte aligned: the swizzle pattern repeats every
- * 8 rows of 128 bytes), each a_rows rows of x then rt x bn rows of w (tap j's at j bn); then the
- * 2 x stages mbarriers. For tap j the 64-row MMA block mb reads x's rows 64 mb + j bw .. (a
- * multiple of 8 rows: bw >= 8); k-step ks of a chunk starts 32 ks bytes into every row (16 BF16 or
- * 8 TF32). tm_fit_stages: the most stages (up to max) whose bytes, with 1024 of slack for the
- * alignment, fit `budget`. */
-TM_HD unsigned tm_align1024(unsigned addr) { return (addr + 1023) & ~1023u; }
-TM_HD unsigned tm_stage_bytes(const tm_geom *g, int bn) { return (unsigned)(g->a_rows + g->rt * bn) * TM_ROW_BYTES; }
-TM_HD unsigned tm_smem_bytes(const tm_geom *g, int bn) { return 1024 + g->stages * (tm_stage_bytes(g, bn) + 16); }
-TM_HD int tm_fit_stages(const tm_geom *g, int bn, int max, unsigned budget)
-{
-    const int fit = (int)((budget - 1024) / (tm_stage_bytes(g, bn) + 16));
-    return fit < max ? fit : max;
-}
-TM_HD unsigned tm_a_addr(const tm_geom *g, unsigned base, int st, int bn, int mb)
-{
-    return base + st * tm_stage_bytes(g, bn) + mb * 64 * TM_ROW_BYTES;
-}
-TM_HD unsigned tm_b_addr(const tm_geom *g, unsigned base, int st, int bn)
-{
-    return base + st * tm_stage_bytes(g, bn) + g->a_rows * TM_ROW_BYTES;
-}
-TM_HD unsigned tm_a_step(const tm_geom *g, int j, int ks) { return j * g->bw * TM_ROW_BYTES + 32 * ks; }
-TM_HD unsigned tm_b_step(int bn, int j, int ks) { return j * bn * TM_ROW_BYTES + 32 * ks; }
-/* ---- end of the index arithmetic ---- */
 
 #if TMA_BUILT
 #include "cnn_tc_mma.cuh"
 #include "cnn_wgmma.cuh"
-
-static __device__ __forceinline__ void bar_init(unsigned bar, unsigned count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-/* The producer's arrival: one of the full barrier's one, and `bytes` more to land before it completes. */
-static __device__ __forceinline__ void bar_arrive_expect_tx(unsigned bar, unsigned bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-static __device__ __forceinline__ void bar_arrive(unsigned bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-/* Until the phase of parity `parity` has completed. */
-static __device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
-{
-    asm volatile("{\n.reg .pred done;\nTM_WAIT:\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-                 "@!done bra TM_WAIT;\n}\n" ::"r"(bar),
-                 "r"(parity)
-                 : "memory");
-}
-/* Rank of this block in its cluster; the whole cluster's barrier (every thread of every block). */
-static __device__ __forceinline__ unsigned cluster_rank()
-{
-    unsigned r;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-    return r;
-}
-static __device__ __forceinline__ void cluster_sync()
-{
-    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
-}
-/* An arrival on the mbarrier at `bar` (this block's shared address) in cluster block `rank`
- * (release at the block's scope, as for a local arrival: the reads it orders are the block's own). */
-static __device__ __forceinline__ void bar_arrive_at(unsigned bar, unsigned rank)
-{
-    asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
-                 "r"(rank)
-                 : "memory");
-}
-/* The box at coordinates c (innermost first) of the tensor map into shared memory at dst; the TMA
- * engine counts its bytes on the mbarrier bar. */
-static __device__ __forceinline__ void tma_load_4d(unsigned dst, const CUtensorMap *map, unsigned bar, int c0, int c1,
-                                                   int c2, int c3)
-{
-    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, "
-                 "%4, %5, %6}], [%2];\n" ::"r"(dst),
-                 "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
-                 : "memory");
-}
-static __device__ __forceinline__ void tma_load_3d(unsigned dst, const CUtensorMap *map, unsigned bar, int c0, int c1,
-                                                   int c2)
-{
-    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, "
-                 "%4, %5}], [%2];\n" ::"r"(dst),
-                 "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
-                 : "memory");
-}
-
-/* tma_load_3d to the same shared address and mbarrier of every block in `mask` (cluster ranks). */
-static __device__ __forceinline__ void tma_load_3d_multicast(unsigned dst, const CUtensorMap *map, unsigned bar, int c0,
-                                                             int c1, int c2, unsigned short mask)
-{
-    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
-                 " [%0], [%1, {%3, %4, %5}], [%2], %6;\n" ::"r"(dst),
-                 "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "h"(mask)
-                 : "memory");
-}
 
 /* One k-step (32 bytes of every row) of the warpgroup: BF16 k16 or TF32 k8. */
 template <typename T, int NR> static __device__ __forceinline__ void tm_mma(float (&d)[NR], unsigned a, unsigned b)
@@ -289,7 +84,8 @@ template <typename T> static __device__ __forceinline__ void tm_store_pair(T *y,
 }
 
 /* The producer thread, box b: its k-tiles' boxes (x, then rt of w) into the ring, up to g.stages
- * tiles ahead of the consumers. q: the k-tiles this block's ring has carried before box b (a block
+ * tiles ahead of the consumers: k-tiles k_lo .. k_hi - 1 (all nk, or a split-K rank's share). q:
+ * the k-tiles this block's ring has carried before box b (a block
  * that walks several boxes keeps one ring: stage and phase run on across them). In a cluster of CL
  * blocks (all on the same m0), rank r loads rows r BN / CL .. of each w box and multicasts them to
  * every block of the cluster: each block's full barrier still counts the whole stage, and a stage
@@ -298,12 +94,12 @@ template <typename T> static __device__ __forceinline__ void tm_store_pair(T *y,
 template <int BN, int CL>
 static __device__ __forceinline__ void tm_produce(const CUtensorMap *xmap, const CUtensorMap *wmap, const tm_geom &g,
                                                   unsigned base, unsigned full, unsigned empty, int b, int q,
-                                                  unsigned rank)
+                                                  unsigned rank, int k_lo, int k_hi)
 {
     int n, y0, x0, m0;
     tm_block_at(&g, b, BN, &n, &y0, &x0, &m0);
-    for (int i = 0; i < g.nk; i++) {
-        const int k = q + i, st = tm_stage(k, g.stages);
+    for (int i = k_lo; i < k_hi; i++) {
+        const int k = q + i - k_lo, st = tm_stage(k, g.stages);
         if (k >= g.stages) bar_wait(empty + 8 * st, tm_parity(k - g.stages, g.stages)); /* k - stages released */
         bar_arrive_expect_tx(full + 8 * st, tm_stage_bytes(&g, BN));
         int c0, r0, s;
@@ -329,17 +125,17 @@ template <int CL> static __device__ __forceinline__ void tm_release(unsigned bar
         for (unsigned r = 0; r < CL; r++) bar_arrive_at(bar, r);
 }
 
-template <typename T, int BN, int WM, int RT, int CL>
+template <typename T, int BN, int WM, int RT, int CL, int KS>
 static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned base, unsigned full, unsigned empty, T *y,
-                                                  int b, int q, int cw, int t)
+                                                  int b, int q, int cw, int t, int k_lo, int k_hi)
 {
     float d[WM][BN / 2];
 #pragma unroll
     for (int mi = 0; mi < WM; mi++)
 #pragma unroll
         for (int i = 0; i < BN / 2; i++) d[mi][i] = 0.0f;
-    for (int i = 0; i < g.nk; i++) {
-        const int k = q + i, st = tm_stage(k, g.stages);
+    for (int i = k_lo; i < k_hi; i++) {
+        const int k = q + i - k_lo, st = tm_stage(k, g.stages);
         bar_wait(full + 8 * st, tm_parity(k, g.stages)); /* tile k's bytes have landed */
         __syncwarp(); /* the warp converged for the .aligned wgmma instructions */
         const unsigned bs = tm_b_addr(&g, base, st, BN);
@@ -353,10 +149,24 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
                     tm_mma<T>(d[mi], tm_a_addr(&g, base, st, BN, WM * cw + mi) + tm_a_step(&g, j, ks),
                               bs + tm_b_step(BN, j, ks));
         wg_commit_and_wait<1>(); /* tile k - 1's group has retired: its stage goes back to the producer */
-        if (i > 0 && t % 32 == 0) tm_release<CL>(empty + 8 * tm_stage(k - 1, g.stages));
+        if (i > k_lo && t % 32 == 0) tm_release<CL>(empty + 8 * tm_stage(k - 1, g.stages));
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-    if (t % 32 == 0) tm_release<CL>(empty + 8 * tm_stage(q + g.nk - 1, g.stages)); /* the box's last tile */
+    if (k_hi > k_lo && t % 32 == 0) /* the box's last tile */
+        tm_release<CL>(empty + 8 * tm_stage(q + k_hi - k_lo - 1, g.stages));
+    if (KS > 1) { /* split-K: the partial tile into the ring's memory, summed across the cluster later */
+        consumers_sync(); /* both warpgroups' last wgmma has read its stage */
+#pragma unroll
+        for (int mi = 0; mi < WM; mi++) {
+            wg_fence_regs(d[mi]);
+#pragma unroll
+            for (int i = 0; i < BN / 2; i += 2) {
+                const unsigned a = tm_partial_addr(base, BN, 64 * (WM * cw + mi) + tm_acc_row(t, i), tm_acc_col(t, i));
+                asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(a), "f"(d[mi][i]), "f"(d[mi][i + 1]) : "memory");
+            }
+        }
+        return;
+    }
     int n, y0, x0, m0;
     tm_block_at(&g, b, BN, &n, &y0, &x0, &m0);
     const long long step = tm_channel_step(&g);
@@ -376,6 +186,32 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
         }
     }
 }
+
+/* Split-K's sum: rank r of the KS blocks of a cluster (one box, each a share of the k-tiles) adds
+ * rows r R / KS .. of every rank's partial tile (R = 128 WM rows), in rank order, read through
+ * distributed shared memory, and stores them: consecutive threads, consecutive channel pairs of
+ * a row (coalesced). c: the consumer thread (0 .. 255). */
+template <typename T, int BN, int WM, int KS>
+static __device__ __forceinline__ void tm_reduce(const tm_geom &g, unsigned base, T *y, int b, unsigned rank, int c)
+{
+    int n, y0, x0, m0;
+    tm_block_at(&g, b, BN, &n, &y0, &x0, &m0);
+    const int rows = 128 * WM / KS, items = rows * (BN / 2);
+    const long long step = tm_channel_step(&g);
+    for (int it = c; it < items; it += 256) {
+        const int row = (int)rank * rows + it / (BN / 2), col = 2 * (it % (BN / 2)), m = m0 + col;
+        float2 v = make_float2(0.0f, 0.0f);
+#pragma unroll
+        for (int q = 0; q < KS; q++) {
+            const float2 p = ld_cluster_f2(tm_partial_addr(base, BN, row, col), (unsigned)q);
+            v.x += p.x, v.y += p.y;
+        }
+        const long long ro = tm_row_offset(&g, n, y0, x0, row);
+        if (ro < 0) continue;
+        if (m + 1 < g.M) tm_store_pair(y, ro + m * step, step, v.x, v.y);
+        else if (m < g.M) tm_store(y, ro + m * step, v.x);
+    }
+}
 #endif
 
 /* Lesson: the TMA-fed, warp-specialised implicit GEMM; see the file comment. Block: 384 threads
@@ -384,8 +220,10 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
  * persistent grid of one per SM walks several, the producer loading the next box while the
  * consumers store y). SPLIT_REGS: setmaxnreg (one block per SM); MIN_BLOCKS: the blocks per SM the
  * tile is built for; RT: taps per k-tile (1, or 3 for the halo tiles of 3 x 3 filters); CL: blocks
- * per cluster sharing each w box by multicast (grid: a multiple of CL; the cluster walks units). */
-template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT, int CL>
+ * per cluster sharing each w box by multicast (grid: a multiple of CL; the cluster walks units);
+ * KS: split-K, the blocks of a cluster of KS each run a share of one box's k-tiles and sum their
+ * partial tiles through distributed shared memory (grid: one cluster per box, not persistent). */
+template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT, int CL, int KS>
 static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
     tm_conv(const __grid_constant__ CUtensorMap xmap, const __grid_constant__ CUtensorMap wmap, T *y, tm_geom g)
 {
@@ -393,8 +231,10 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
     extern __shared__ unsigned char tm_shared[];
     const unsigned base = tm_align1024(smem_u32(tm_shared));
     const unsigned full = base + g.stages * tm_stage_bytes(&g, BN), empty = full + 8 * g.stages;
+    static_assert(CL == 1 || KS == 1, "a cluster either shares w or splits K");
     const int tid = threadIdx.x, wg = tid / 128, units = tm_units(&g, BN, CL);
-    const unsigned rank = CL > 1 ? cluster_rank() : 0;
+    const unsigned rank = CL * KS > 1 ? cluster_rank() : 0;
+    const int k_lo = (int)rank * g.nk / KS * (KS > 1), k_hi = KS > 1 ? ((int)rank + 1) * g.nk / KS : g.nk;
     if (tid == 0) {
         for (int s = 0; s < g.stages; s++) {
             bar_init(full + 8 * s, 1);                       /* the producer's arrive_expect_tx (+ the bytes) */
@@ -402,22 +242,27 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); /* ... visible to the TMA engine */
     }
-    if (CL > 1) cluster_sync(); /* every block's barriers ready before any multicast or remote arrival */
+    if (CL * KS > 1) cluster_sync(); /* every block's barriers ready before any multicast or remote access */
     else __syncthreads();       /* the last block-wide barrier: the roles part here */
     if (wg == 0) {
         if (SPLIT_REGS) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (tid == 0) {
             asm volatile("prefetch.tensormap [%0];\nprefetch.tensormap [%1];\n" ::"l"(&xmap), "l"(&wmap) : "memory");
-            for (int u = blockIdx.x / CL, q = 0; u < units; u += gridDim.x / CL, q += g.nk)
-                tm_produce<BN, CL>(&xmap, &wmap, g, base, full, empty, tm_unit_block(&g, BN, CL, u, rank), q, rank);
+            for (int u = blockIdx.x / (CL * KS), q = 0; u < units; u += gridDim.x / (CL * KS), q += k_hi - k_lo)
+                tm_produce<BN, CL>(&xmap, &wmap, g, base, full, empty, tm_unit_block(&g, BN, CL, u, rank), q, rank,
+                                   k_lo, k_hi);
         }
     } else {
         if (SPLIT_REGS) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-        for (int u = blockIdx.x / CL, q = 0; u < units; u += gridDim.x / CL, q += g.nk)
-            tm_consume<T, BN, WM, RT, CL>(g, base, full, empty, y, tm_unit_block(&g, BN, CL, u, rank), q, wg - 1,
-                                          tid % 128);
+        for (int u = blockIdx.x / (CL * KS), q = 0; u < units; u += gridDim.x / (CL * KS), q += k_hi - k_lo)
+            tm_consume<T, BN, WM, RT, CL, KS>(g, base, full, empty, y, tm_unit_block(&g, BN, CL, u, rank), q, wg - 1,
+                                              tid % 128, k_lo, k_hi);
     }
-    if (CL > 1) cluster_sync(); /* no block leaves while the others may still multicast or arrive into it */
+    if (KS > 1) { /* one box per cluster (tm_unit_block with cl = 1: every rank the same block) */
+        cluster_sync(); /* every rank's partial tile is in its shared memory */
+        if (wg > 0) tm_reduce<T, BN, WM, KS>(g, base, y, tm_unit_block(&g, BN, 1, blockIdx.x / KS, 0), rank, tid - 128);
+    }
+    if (CL * KS > 1) cluster_sync(); /* no block leaves while others may still write, arrive or read in it */
 #endif
 }
 
@@ -427,12 +272,14 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
  * halo tiles load one x box per filter column of a 3 x 3 filter (tm_geom's rt = 3); p: persistent
  * (a grid of one block per SM, MIN_BLOCKS per SM for 2blk, each walking several boxes); pcN: and
  * clusters of N blocks sharing each w box by TMA multicast (each loads 1 / N of it: BN / N rows,
- * at least 8 for the swizzle's 1024-byte pattern). The rows
+ * at least 8 for the swizzle's 1024-byte pattern); ksN: split-K over clusters of N blocks (one
+ * box per cluster, each block a share of its k-tiles, the partial tiles summed on chip). The rows
  * on mma3's arrays try the first CNN_WGMMA_TMA_TILES, ours_bf16_tma_nhwc all of them. */
 static const char *const TM_TILE_NAMES[CNN_TMA_NHWC_TILES] = {
     "128x64_4st_2blk", "128x64_9st", "128x128_7st", "128x256_4st", "halo_128x64", "halo_128x128",
     "p128x128_7st",    "p_halo_128x128", "p256x128_4st", "p_halo_256x64", "p128x256_4st", "p128x64_4st_2blk",
-    "pc2_halo_128x128", "pc2_128x128_7st", "pc4_128x128_7st", "pc8_128x128_7st", "p_halo_256x128"};
+    "pc2_halo_128x128", "pc8_128x128_7st", "p_halo_256x128", "ks2_128x64", "ks4_128x64", "ks8_128x64",
+    "ks2_halo_128x64", "ks4_halo_128x64"};
 
 extern "C" const char *cnn_tile_name_wgmma_tma(int tile)
 {
@@ -568,27 +415,30 @@ template <typename K> static int grid_for(K kernel, int units, int cl, int min_b
 }
 
 /* One tile: RT > 1 (the halo) where the filter has RT rows and 2 stages fit, else one box per tap. */
-template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT, int CL = 1>
+template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT, int CL = 1, int KS = 1>
 static cnn_status launch_tm(const cnn_shape *s, int max_stages, const tm_io &io, T *y, cudaStream_t st)
 {
     tm_geom g = with_stages(s, (int)sizeof(T), RT > 1, 128 * WM, io.bordered, BN, max_stages, MIN_BLOCKS);
     g.nhwc_out = io.nhwc_out;
     if (RT > 1 && (g.rt != RT || g.stages < 2))
-        return launch_tm<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, 1, CL>(s, max_stages, io, y, st);
+        return launch_tm<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, 1, CL, KS>(s, max_stages, io, y, st);
     CUtensorMap xmap, wmap;
     if (g.rt != RT || !encode_maps(g, BN, CL, io.type, (int)sizeof(T), io.x, io.w, &xmap, &wmap))
         return CNN_ERR_VARIANT;
-    const auto kernel = tm_conv<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT, CL>;
+    if (KS > 1 && (g.stages * tm_stage_bytes(&g, BN) < tm_partial_addr(0, BN, 128 * WM, 0) || g.nk < KS))
+        return CNN_ERR_VARIANT; /* split-K: the partial tile must fit in the ring, each rank have a k-tile */
+    const auto kernel = tm_conv<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT, CL, KS>;
     static int ready; /* the opt-in for the largest ring any layer gets */
     tc3_smem_opt_in((const void *)kernel, MIN_BLOCKS > 1 ? 228 * 1024 / 2 - 1024 : 227 * 1024, &ready);
     const size_t smem = tm_smem_bytes(&g, BN);
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute at;
     at.id = cudaLaunchAttributeClusterDimension;
-    at.val.clusterDim.x = CL, at.val.clusterDim.y = 1, at.val.clusterDim.z = 1;
-    cfg.gridDim = dim3((unsigned)grid_for(kernel, tm_units(&g, BN, CL), CL, MIN_BLOCKS, io.persistent, smem));
+    at.val.clusterDim.x = CL * KS, at.val.clusterDim.y = 1, at.val.clusterDim.z = 1;
+    cfg.gridDim = dim3((unsigned)(KS > 1 ? tm_units(&g, BN, 1) * KS
+                                         : grid_for(kernel, tm_units(&g, BN, CL), CL, MIN_BLOCKS, io.persistent, smem)));
     cfg.blockDim = dim3(TM_THREADS), cfg.dynamicSmemBytes = smem, cfg.stream = st;
-    cfg.attrs = &at, cfg.numAttrs = CL > 1;
+    cfg.attrs = &at, cfg.numAttrs = CL * KS > 1;
     GL_CHECK(cudaLaunchKernelEx(&cfg, kernel, xmap, wmap, y, g));
     return CNN_OK;
 }
@@ -614,10 +464,13 @@ static cnn_status launch_tile(const cnn_shape *s, int tile, tm_io io, T *y, cuda
         case 10: return launch_tm<T, 256, 1, 1, true, 1>(s, 4, io, y, st);
         case 11: return launch_tm<T, 64, 1, 2, false, 1>(s, 4, io, y, st);
         case 12: return launch_tm<T, 128, 1, 1, true, 3, 2>(s, 8, io, y, st);
-        case 13: return launch_tm<T, 128, 1, 1, true, 1, 2>(s, 7, io, y, st);
-        case 14: return launch_tm<T, 128, 1, 1, true, 1, 4>(s, 7, io, y, st);
-        case 15: return launch_tm<T, 128, 1, 1, true, 1, 8>(s, 7, io, y, st);
-        case 16: return launch_tm<T, 128, 2, 1, true, 3>(s, 4, io, y, st);
+        case 13: return launch_tm<T, 128, 1, 1, true, 1, 8>(s, 7, io, y, st);
+        case 14: return launch_tm<T, 128, 2, 1, true, 3>(s, 4, io, y, st);
+        case 15: return launch_tm<T, 64, 1, 1, true, 1, 1, 2>(s, 9, io, y, st);
+        case 16: return launch_tm<T, 64, 1, 1, true, 1, 1, 4>(s, 9, io, y, st);
+        case 17: return launch_tm<T, 64, 1, 1, true, 1, 1, 8>(s, 9, io, y, st);
+        case 18: return launch_tm<T, 64, 1, 1, true, 3, 1, 2>(s, 8, io, y, st);
+        case 19: return launch_tm<T, 64, 1, 1, true, 3, 1, 4>(s, 8, io, y, st);
         }
     return CNN_ERR_VARIANT;
 }
