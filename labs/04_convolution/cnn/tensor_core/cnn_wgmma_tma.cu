@@ -414,7 +414,8 @@ template <typename K> static int grid_for(K kernel, int units, int cl, int min_b
     return (fit > 0 && fit < units ? fit : units) * cl;
 }
 
-/* One tile: RT > 1 (the halo) where the filter has RT rows and 2 stages fit, else one box per tap. */
+/* One tile: RT > 1 (the halo) where the filter has RT rows and 2 stages fit, else one box per tap;
+ * KS > 1 (split-K) where the layer has KS k-tiles and the ring holds a partial tile, else none. */
 template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT, int CL = 1, int KS = 1>
 static cnn_status launch_tm(const cnn_shape *s, int max_stages, const tm_io &io, T *y, cudaStream_t st)
 {
@@ -426,7 +427,8 @@ static cnn_status launch_tm(const cnn_shape *s, int max_stages, const tm_io &io,
     if (g.rt != RT || !encode_maps(g, BN, CL, io.type, (int)sizeof(T), io.x, io.w, &xmap, &wmap))
         return CNN_ERR_VARIANT;
     if (KS > 1 && (g.stages * tm_stage_bytes(&g, BN) < tm_partial_addr(0, BN, 128 * WM, 0) || g.nk < KS))
-        return CNN_ERR_VARIANT; /* split-K: the partial tile must fit in the ring, each rank have a k-tile */
+        return launch_tm<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT, CL, 1>(s, max_stages, io, y, st); /* no split: the
+            partial tile must fit in the ring and each rank have a k-tile */
     const auto kernel = tm_conv<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT, CL, KS>;
     static int ready; /* the opt-in for the largest ring any layer gets */
     tc3_smem_opt_in((const void *)kernel, MIN_BLOCKS > 1 ? 228 * 1024 / 2 - 1024 : 227 * 1024, &ready);
