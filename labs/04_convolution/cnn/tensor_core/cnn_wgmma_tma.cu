@@ -426,9 +426,9 @@ static cnn_status launch_tm(const cnn_shape *s, int max_stages, const tm_io &io,
     CUtensorMap xmap, wmap;
     if (g.rt != RT || !encode_maps(g, BN, CL, io.type, (int)sizeof(T), io.x, io.w, &xmap, &wmap))
         return CNN_ERR_VARIANT;
+    /* split-K: the partial tile must fit in the ring and each rank have a k-tile, else no split */
     if (KS > 1 && (g.stages * tm_stage_bytes(&g, BN) < tm_partial_addr(0, BN, 128 * WM, 0) || g.nk < KS))
-        return launch_tm<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT, CL, 1>(s, max_stages, io, y, st); /* no split: the
-            partial tile must fit in the ring and each rank have a k-tile */
+        return launch_tm<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT, CL, 1>(s, max_stages, io, y, st);
     const auto kernel = tm_conv<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT, CL, KS>;
     static int ready; /* the opt-in for the largest ring any layer gets */
     tc3_smem_opt_in((const void *)kernel, MIN_BLOCKS > 1 ? 228 * 1024 / 2 - 1024 : 227 * 1024, &ready);
