@@ -234,7 +234,8 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
     static_assert(CL == 1 || KS == 1, "a cluster either shares w or splits K");
     const int tid = threadIdx.x, wg = tid / 128, units = tm_units(&g, BN, CL);
     const unsigned rank = CL * KS > 1 ? cluster_rank() : 0;
-    const int k_lo = (int)rank * g.nk / KS * (KS > 1), k_hi = KS > 1 ? ((int)rank + 1) * g.nk / KS : g.nk;
+    const int k_lo = KS > 1 ? (int)rank * g.nk / KS : 0, k_hi = KS > 1 ? ((int)rank + 1) * g.nk / KS : g.nk;
+    const unsigned box_rank = CL > 1 ? rank : 0; /* multicast: rank r's box; split-K: every rank the same box */
     if (tid == 0) {
         for (int s = 0; s < g.stages; s++) {
             bar_init(full + 8 * s, 1);                       /* the producer's arrive_expect_tx (+ the bytes) */
@@ -249,13 +250,13 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
         if (tid == 0) {
             asm volatile("prefetch.tensormap [%0];\nprefetch.tensormap [%1];\n" ::"l"(&xmap), "l"(&wmap) : "memory");
             for (int u = blockIdx.x / (CL * KS), q = 0; u < units; u += gridDim.x / (CL * KS), q += k_hi - k_lo)
-                tm_produce<BN, CL>(&xmap, &wmap, g, base, full, empty, tm_unit_block(&g, BN, CL, u, rank), q, rank,
+                tm_produce<BN, CL>(&xmap, &wmap, g, base, full, empty, tm_unit_block(&g, BN, CL, u, box_rank), q, rank,
                                    k_lo, k_hi);
         }
     } else {
         if (SPLIT_REGS) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
         for (int u = blockIdx.x / (CL * KS), q = 0; u < units; u += gridDim.x / (CL * KS), q += k_hi - k_lo)
-            tm_consume<T, BN, WM, RT, CL, KS>(g, base, full, empty, y, tm_unit_block(&g, BN, CL, u, rank), q, wg - 1,
+            tm_consume<T, BN, WM, RT, CL, KS>(g, base, full, empty, y, tm_unit_block(&g, BN, CL, u, box_rank), q, wg - 1,
                                               tid % 128, k_lo, k_hi);
     }
     if (KS > 1) { /* one box per cluster (tm_unit_block with cl = 1: every rank the same block) */
