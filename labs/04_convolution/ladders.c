@@ -50,6 +50,9 @@ static const char *const CNN_TENSOR_CORE_LADDER[] = { /* BF16 (TF32: instances o
     "ours_bf16_wgmma",     /* Hopper's warpgroup MMA from shared memory */
     "ours_bf16_wgmma_tma", /* TMA into an mbarrier ring, a producer warp, 2 consumer warpgroups */
     "ours_tf32_wgmma_tma", /* the same kernel on TF32 */
+    "ours_bf16_tma_nhwc",  /* on cuDNN NHWC's own tensors: persistent, split-K in clusters */
+    "ours_fp16_tma_nhwc",  /* the same kernel on FP16 */
+    "ours_tf32_tma_nhwc",  /* ... and on TF32 */
 };
 static const char *const FUSION_PIXEL_LADDER[] = { /* after the seed's sequential / connected / fused */
     "fused",      /* the seed's stages in one kernel: no intermediate in DRAM */

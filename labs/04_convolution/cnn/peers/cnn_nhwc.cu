@@ -24,12 +24,6 @@ extern "C" size_t cnn_nhwc_bytes(const cnn_shape *s, cnn_nhwc_type t)
            aligned((size_t)s->N * s->H * s->W * s->M * e);
 }
 
-extern "C" size_t cnn_workspace_nhwc_bf16(const cnn_shape *s, int tile)
-{
-    (void)tile;
-    return cnn_nhwc_bytes(s, CNN_NHWC_BF16);
-}
-
 extern "C" void cnn_nhwc_arrays(const cnn_shape *s, cnn_nhwc_type t, void *workspace, void **x, void **w, void **y)
 {
     const size_t e = type_bytes(t);
@@ -102,6 +96,65 @@ extern "C" void cnn_nhwc_to_y(const cnn_launch_args *a, cnn_nhwc_type t, cudaStr
     void *xl, *wl, *yl;
     cnn_nhwc_arrays(&a->s, t, a->workspace, &xl, &wl, &yl);
     cnn_channels_last_to_y(a, t, yl, st);
+}
+
+/* ours_*_tma_nhwc (cnn_wgmma_tma.cu): where a pixel's C values of 2 bytes are not a multiple of
+ * 16 bytes (C not a multiple of 8), TMA cannot read x (nor w) in place: its timed call copies both
+ * with C padded by zero channels to Cp = C rounded up to 8, into the workspace after the peer's
+ * tensors. */
+static size_t padded_c(const cnn_shape *s) { return (size_t)(s->C + 7) / 8 * 8; }
+static int needs_padding(const cnn_shape *s, cnn_nhwc_type t) { return t != CNN_NHWC_F32 && s->C % 8; }
+
+extern "C" size_t cnn_workspace_tma_nhwc(const cnn_shape *s, cnn_nhwc_type t)
+{
+    const size_t e = type_bytes(t), cp = padded_c(s);
+    return cnn_nhwc_bytes(s, t) +
+           (needs_padding(s, t) ? aligned((size_t)s->N * s->H * s->W * cp * e) + aligned((size_t)s->M * s->R * s->S * cp * e) : 0);
+}
+extern "C" size_t cnn_workspace_tma_nhwc_bf16(const cnn_shape *s, int tile)
+{
+    (void)tile;
+    return cnn_workspace_tma_nhwc(s, CNN_NHWC_BF16);
+}
+extern "C" size_t cnn_workspace_tma_nhwc_fp16(const cnn_shape *s, int tile)
+{
+    (void)tile;
+    return cnn_workspace_tma_nhwc(s, CNN_NHWC_F16);
+}
+extern "C" size_t cnn_workspace_tma_nhwc_tf32(const cnn_shape *s, int tile)
+{
+    (void)tile;
+    return cnn_workspace_tma_nhwc(s, CNN_NHWC_F32);
+}
+
+extern "C" void cnn_nhwc_padded(const cnn_shape *s, cnn_nhwc_type t, void *workspace, void **xp, void **wp)
+{
+    char *p = (char *)workspace + cnn_nhwc_bytes(s, t);
+    *xp = p;
+    *wp = p + aligned((size_t)s->N * s->H * s->W * padded_c(s) * type_bytes(t));
+}
+
+/* dst[a][c] = src[a][c] for c < C, 0 for C <= c < Cp: rows of 2-byte values (one thread each). */
+static __global__ void pad_rows(const unsigned short *src, unsigned short *dst, long long rows, int C, int Cp)
+{
+    const long long n = rows * Cp;
+    for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < n; o += (long long)gridDim.x * blockDim.x) {
+        const long long a = o / Cp;
+        const int c = (int)(o - a * Cp);
+        dst[o] = c < C ? src[a * C + c] : 0;
+    }
+}
+
+extern "C" void cnn_nhwc_pad_channels(const cnn_shape *s, cnn_nhwc_type t, const void *x, const void *w, void *xp,
+                                      void *wp, cudaStream_t st)
+{
+    (void)t; /* 2-byte types only: the padding is bits, the same for BF16 and FP16 */
+    const int cp = (int)padded_c(s);
+    const long long px = (long long)s->N * s->H * s->W, taps = (long long)s->M * s->R * s->S;
+    pad_rows<<<blocks_for(px * cp), 256, 0, st>>>((const unsigned short *)x, (unsigned short *)xp, px, s->C, cp);
+    GL_CHECK_LAUNCH();
+    pad_rows<<<blocks_for(taps * cp), 256, 0, st>>>((const unsigned short *)w, (unsigned short *)wp, taps, s->C, cp);
+    GL_CHECK_LAUNCH();
 }
 
 /* The rows' hooks (cnn_variants.c), one per type: prepare (cnn_prepare_fn) and own_output. */

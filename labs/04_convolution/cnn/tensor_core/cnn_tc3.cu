@@ -250,9 +250,15 @@ extern "C" int cnn_supports_wgmma_tma(const cnn_shape *s)
     return wgmma_usable("ours_bf16_wgmma_tma, ours_tf32_wgmma_tma (TMA, wgmma)", &known);
 }
 
-/* ours_bf16_tma_nhwc: the TMA rows' GPU, and x's pixel stride (C BF16 values) a multiple of 16 bytes
- * as TMA requires, y's channel pairs 4-byte aligned (M even). */
-extern "C" int cnn_supports_tma_nhwc(const cnn_shape *s) { return s->C % 8 == 0 && s->M % 2 == 0 && cnn_supports_wgmma_tma(s); }
+/* ours_*_tma_nhwc: the TMA rows' GPU, y's channel pairs aligned (M even); TF32: x's pixel stride (C
+ * FP32 values) a multiple of 16 bytes as TMA requires (BF16, FP16: padded where not, cnn_nhwc.cu). */
+extern "C" int cnn_supports_tma_nhwc(const cnn_shape *s, cnn_nhwc_type t)
+{
+    return s->M % 2 == 0 && (t != CNN_NHWC_F32 || s->C % 4 == 0) && cnn_supports_wgmma_tma(s);
+}
+extern "C" int cnn_supports_tma_nhwc_bf16(const cnn_shape *s) { return cnn_supports_tma_nhwc(s, CNN_NHWC_BF16); }
+extern "C" int cnn_supports_tma_nhwc_fp16(const cnn_shape *s) { return cnn_supports_tma_nhwc(s, CNN_NHWC_F16); }
+extern "C" int cnn_supports_tma_nhwc_tf32(const cnn_shape *s) { return cnn_supports_tma_nhwc(s, CNN_NHWC_F32); }
 
 /* The layout change of x (BF16 NCHW in the workspace -> the interior of xp) on stream st. */
 /* The BF16 x's layout change in channel pairs: a 64-channel x 32-column tile per block (block 32 x 8);

@@ -6,7 +6,7 @@
 
 /* d += A B for one k-step of a warpgroup: A 64 x k, B N x k, both K-major in shared memory (read
  * through the 64-bit descriptors da, db), FP32 d in N / 2 registers per thread: wgmma_bf16 (k16,
- * BF16 operands, no transpose) and wgmma_tf32 (k8, TF32 operands: K-major is the only layout), for
+ * BF16 operands, no transpose), wgmma_f16 (the same for FP16) and wgmma_tf32 (k8, TF32 operands: K-major is the only layout), for
  * N = 64, 128, 256 (overloaded on d's size). */
 #define WG_F8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
     "+f"(d[i + 6]), "+f"(d[i + 7])
@@ -28,6 +28,7 @@
            "%120, %121, %122, %123, %124, %125, %126, %127", "128", "129", "130", WG_F32(0), WG_F32(32), WG_F32(64), \
            WG_F32(96))
 WG_MMA_ALL(wgmma_bf16, "k16.f32.bf16.bf16", ", 0, 0")
+WG_MMA_ALL(wgmma_f16, "k16.f32.f16.f16", ", 0, 0")
 WG_MMA_ALL(wgmma_tf32, "k8.f32.tf32.tf32", "")
 #undef WG_MMA_ALL
 #undef WG_MMA

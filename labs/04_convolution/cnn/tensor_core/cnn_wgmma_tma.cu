@@ -52,32 +52,50 @@
 #include "gl_tma.h"     /* CUtensorMap, the encoder from the runtime */
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include "cnn_tc.h"
 #include "cnn_tc3.cuh"
 #include "cnn_tma_ring.cuh" /* tm_geom, the ring's index arithmetic and PTX */
 
 typedef __nv_bfloat16 bf16;
+typedef __half f16;
 
 #if TMA_BUILT
 #include "cnn_tc_mma.cuh"
 #include "cnn_wgmma.cuh"
 
-/* One k-step (32 bytes of every row) of the warpgroup: BF16 k16 or TF32 k8. */
+/* One k-step (32 bytes of every row) of the warpgroup: BF16 or FP16 k16, TF32 k8 (by the type of y). */
+template <int NR> static __device__ __forceinline__ void tm_mma_of(const bf16 *, float (&d)[NR], unsigned a, unsigned b)
+{
+    wgmma_bf16(d, tm_desc(a), tm_desc(b));
+}
+template <int NR> static __device__ __forceinline__ void tm_mma_of(const f16 *, float (&d)[NR], unsigned a, unsigned b)
+{
+    wgmma_f16(d, tm_desc(a), tm_desc(b));
+}
+template <int NR> static __device__ __forceinline__ void tm_mma_of(const float *, float (&d)[NR], unsigned a, unsigned b)
+{
+    wgmma_tf32(d, tm_desc(a), tm_desc(b));
+}
 template <typename T, int NR> static __device__ __forceinline__ void tm_mma(float (&d)[NR], unsigned a, unsigned b)
 {
-    if constexpr (sizeof(T) == 2) wgmma_bf16(d, tm_desc(a), tm_desc(b));
-    else wgmma_tf32(d, tm_desc(a), tm_desc(b));
+    tm_mma_of((const T *)0, d, a, b);
 }
 static __device__ __forceinline__ void tm_store(bf16 *y, long long o, float v) { y[o] = __float2bfloat16_rn(v); }
+static __device__ __forceinline__ void tm_store(f16 *y, long long o, float v) { y[o] = __float2half_rn(v); }
 static __device__ __forceinline__ void tm_store(float *y, long long o, float v) { y[o] = v; }
+static __device__ __forceinline__ void tm_store_2(bf16 *y, float v0, float v1)
+{
+    *(__nv_bfloat162 *)y = __floats2bfloat162_rn(v0, v1);
+}
+static __device__ __forceinline__ void tm_store_2(f16 *y, float v0, float v1) { *(__half2 *)y = __floats2half2_rn(v0, v1); }
+static __device__ __forceinline__ void tm_store_2(float *y, float v0, float v1) { *(float2 *)y = make_float2(v0, v1); }
 /* Output channels m, m + 1 of one pixel at o, o + step: one 4-byte (BF16) or 8-byte (FP32) store
  * where they are neighbours (channels-last, o even), else one store each. */
 template <typename T> static __device__ __forceinline__ void tm_store_pair(T *y, long long o, long long step, float v0, float v1)
 {
-    if (step == 1 && !(o & 1)) {
-        if constexpr (sizeof(T) == 2) *(__nv_bfloat162 *)(y + o) = __floats2bfloat162_rn(v0, v1);
-        else *(float2 *)(y + o) = make_float2(v0, v1);
-    } else {
+    if (step == 1 && !(o & 1)) tm_store_2(y + o, v0, v1);
+    else {
         tm_store(y, o, v0);
         tm_store(y, o + step, v1);
     }
@@ -539,17 +557,67 @@ extern "C" cnn_status cnn_launch_tf32_wgmma_tma_t(const cnn_launch_args *a, cuda
     return tf32_forward(a, 1, st);
 }
 
-/* ours_bf16_tma_nhwc: cudnn_bf16_nhwc's own tensors (cnn_nhwc_prepare: x NHWC, w KRSC, y NHWC, all
- * BF16, with no border and no channel padding): the timed call reads x and w and writes y, nothing
- * else, as the peer's does. The border is TMA's zero fill (tm_geom_make, not bordered); the row
- * strides must be multiples of 16 bytes (C a multiple of 8) and y's channel pairs aligned (M even):
- * cnn_supports_tma_nhwc (cnn_tc3.cu). */
+/* FP16's tiles: those BF16's autotuner chose on some layer of the H200 run (cnn/README.md), so the
+ * FP16 kernels compiled stay few; ours_fp16_tma_nhwc's tile t is the table's TM_F16_TILES[t]. */
+static const int TM_F16_TILES[CNN_TMA_NHWC_F16_TILES] = {4, 7, 8, 11, 17, 19};
+
+extern "C" const char *cnn_tile_name_tma_nhwc_f16(int tile)
+{
+    return tile >= 0 && tile < CNN_TMA_NHWC_F16_TILES ? TM_TILE_NAMES[TM_F16_TILES[tile]] : "?";
+}
+
+static cnn_status launch_tile_f16(const cnn_shape *s, int tile, tm_io io, f16 *y, cudaStream_t st)
+{
+    io.persistent = 1;
+    switch (tile) {
+    case 4: io.persistent = 0; return launch_tm<f16, 64, 1, 1, true, 3>(s, 8, io, y, st);
+    case 7: return launch_tm<f16, 128, 1, 1, true, 3>(s, 8, io, y, st);
+    case 8: return launch_tm<f16, 128, 2, 1, true, 1>(s, 4, io, y, st);
+    case 11: return launch_tm<f16, 64, 1, 2, false, 1>(s, 4, io, y, st);
+    case 17: return launch_tm<f16, 64, 1, 1, true, 1, 1, 8>(s, 9, io, y, st);
+    case 19: return launch_tm<f16, 64, 1, 1, true, 3, 1, 4>(s, 8, io, y, st);
+    default: return CNN_ERR_VARIANT;
+    }
+}
+
+/* ours_{bf16,fp16,tf32}_tma_nhwc: the kernel on the NHWC peer's own tensors of its type
+ * (cnn_nhwc_prepare: x NHWC, w KRSC, y NHWC, with no border and no channel padding): the timed call
+ * reads x and w and writes y, as the peer's does. The border is TMA's zero fill (tm_geom_make, not
+ * bordered). TMA wants every row stride a multiple of 16 bytes: where a pixel's C BF16 / FP16 values
+ * are not (T5A_C348: 696 bytes), x and w are copied with C padded to a multiple of 8 first, inside
+ * the timing (cnn_nhwc_pad_channels). TF32: raw FP32 x and w, which wgmma truncates to TF32 (the
+ * row's bound is cnn_bound_tf32_any), C a multiple of 4 (cnn_supports_tma_nhwc). */
+static cnn_status nhwc_forward(const cnn_launch_args *a, cnn_nhwc_type t, cudaStream_t st)
+{
+    const int tiles = t == CNN_NHWC_BF16 ? CNN_TMA_NHWC_TILES : t == CNN_NHWC_F16 ? CNN_TMA_NHWC_F16_TILES
+                                                                                    : CNN_WGMMA_TMA_TILES;
+    if (!cnn_supports_tma_nhwc(&a->s, t) || a->tile < 0 || a->tile >= tiles) return CNN_ERR_VARIANT;
+    if (cnn_check(&a->s) != CNN_OK || a->workspace_bytes < cnn_workspace_tma_nhwc(&a->s, t)) return CNN_ERR_SHAPE;
+    void *x, *w, *y;
+    cnn_nhwc_arrays(&a->s, t, a->workspace, &x, &w, &y);
+    cnn_shape s = a->s;
+    if (t != CNN_NHWC_F32 && s.C % 8) { /* the padded copies, timed */
+        void *xp, *wp;
+        cnn_nhwc_padded(&a->s, t, a->workspace, &xp, &wp);
+        cnn_nhwc_pad_channels(&a->s, t, x, w, xp, wp, st);
+        x = xp, w = wp, s.C = (s.C + 7) / 8 * 8; /* the zero channels add nothing */
+    }
+    if (t == CNN_NHWC_F16)
+        return launch_tile_f16(&s, TM_F16_TILES[a->tile], {CU_TENSOR_MAP_DATA_TYPE_FLOAT16, x, w, 0, 1, 0}, (f16 *)y, st);
+    if (t == CNN_NHWC_F32)
+        return launch_tile<float>(&s, a->tile, {CU_TENSOR_MAP_DATA_TYPE_FLOAT32, x, w, 0, 1, 0}, (float *)y, st);
+    return launch_tile<bf16>(&s, a->tile, {CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, x, w, 0, 1, 0}, (bf16 *)y, st);
+}
+
 extern "C" cnn_status cnn_launch_bf16_tma_nhwc(const cnn_launch_args *a, cudaStream_t st)
 {
-    if (!cnn_supports_tma_nhwc(&a->s) || a->tile < 0 || a->tile >= CNN_TMA_NHWC_TILES) return CNN_ERR_VARIANT;
-    if (cnn_check(&a->s) != CNN_OK || a->workspace_bytes < cnn_nhwc_bytes(&a->s, CNN_NHWC_BF16)) return CNN_ERR_SHAPE;
-    void *x, *w, *y;
-    cnn_nhwc_arrays(&a->s, CNN_NHWC_BF16, a->workspace, &x, &w, &y);
-    const tm_io io = {CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, x, w, 0, 1, 0};
-    return launch_tile<bf16>(&a->s, a->tile, io, (bf16 *)y, st);
+    return nhwc_forward(a, CNN_NHWC_BF16, st);
+}
+extern "C" cnn_status cnn_launch_fp16_tma_nhwc(const cnn_launch_args *a, cudaStream_t st)
+{
+    return nhwc_forward(a, CNN_NHWC_F16, st);
+}
+extern "C" cnn_status cnn_launch_tf32_tma_nhwc(const cnn_launch_args *a, cudaStream_t st)
+{
+    return nhwc_forward(a, CNN_NHWC_F32, st);
 }
