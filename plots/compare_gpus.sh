@@ -48,7 +48,7 @@ headlines() {
         if (v != "NPP" && $c["pct_of_copy"] + 0 > h2) { h2 = $c["pct_of_copy"] + 0; fast = $c["median_ms"] + 0 } }
       lab == "04_cnn" && e == "cnn" { split(v, a, "@"); m = $c["median_ms"] + 0; if (m <= 0) next
         if (a[1] == "cudnn") cu[a[2]] = m; if (a[1] == "cudnn_bf16") cb[a[2]] = m
-        if (a[1] ~ /^ours/ && a[1] !~ /tf32|bf16/ && (!(a[2] in best) || m < best[a[2]])) best[a[2]] = m
+        if (a[1] ~ /^ours/ && a[1] !~ /tf32|bf16|fp16/ && (!(a[2] in best) || m < best[a[2]])) best[a[2]] = m
         # like for like with cuDNN (NCHW in, its layout change timed): the rows that change the x layout
         # untimed in their prepare hook (mma3, wgmma, wgmma2, wgmma_tma) are left out; their _t twins count
         if (a[1] == "ours_bf16_wgmma_tma_t") twin = 1

@@ -93,7 +93,7 @@ def cnn_speedup(rows, layers, cls, peer=None):
         lib = one(rows, "median_ms", "cnn", (peer or {"fp32": "cudnn", "bf16": "cudnn_bf16"}[cls]) + "@" + layer)
         def ours(r, layer=layer):
             v, _, at = r["variant"].partition("@")
-            kind = "bf16" if "bf16" in v else "tf32" if "tf32" in v else "fp32"
+            kind = "bf16" if "bf16" in v else "fp16" if "fp16" in v else "tf32" if "tf32" in v else "fp32"
             return r["experiment"] == "cnn" and at == layer and v.startswith("ours") and kind == cls
         t, _ = best(rows, "median_ms", ours, lowest=True)
         if ratio(lib, t) > 0:

@@ -42,14 +42,12 @@ static const char *const CNN_WINOGRAD_LADDER[] = { /* FP32, fewer multiplication
     "ours_wino4x4",          /* F(4x4,3x3): 4x fewer multiplications */
     "ours_wino4x4_nonfused", /* the 36 GEMMs in big tiles, the output transform after */
 };
-static const char *const CNN_TENSOR_CORE_LADDER[] = { /* BF16 (TF32: instances of its kernels) */
+static const char *const CNN_TENSOR_CORE_LADDER[] = { /* BF16 (FP16, TF32: instances of its kernels) */
     "ours_tf32_mma",       /* mma.sync TF32 */
     "ours_bf16_mma",       /* mma.sync BF16, ldmatrix */
-    "ours_bf16_mma2",      /* a 3-stage pipeline, split-K */
     "ours_bf16_mma3",      /* x channels-last: every load a 16-byte cp.async */
     "ours_bf16_wgmma",     /* Hopper's warpgroup MMA from shared memory */
     "ours_bf16_wgmma_tma", /* TMA into an mbarrier ring, a producer warp, 2 consumer warpgroups */
-    "ours_tf32_wgmma_tma", /* the same kernel on TF32 */
     "ours_bf16_tma_nhwc",  /* on cuDNN NHWC's own tensors: persistent, split-K in clusters */
     "ours_fp16_tma_nhwc",  /* the same kernel on FP16 */
     "ours_tf32_tma_nhwc",  /* ... and on TF32 */
@@ -73,8 +71,9 @@ const gl_ladder LAB04_LADDERS[] = {
               "row counts (ladder/NOTEBOOK.md); also in filters and sizes"),
     GL_LADDER("cnn", "fp32", CNN_FP32_LADDER, "ours5_warp_tile, ours6_tuned, ours8_small (cnn/NOTEBOOK.md)"),
     GL_LADDER("cnn", "winograd", CNN_WINOGRAD_LADDER, NULL),
-    GL_LADDER("cnn", "tensor_core", CNN_TENSOR_CORE_LADDER, "ours_tf32_mma2, ours_bf16_mma3_t, ours_bf16_wgmma2, "
-              "ours_bf16_wgmma_tma_t, ours_tf32_wgmma_tma_t (cnn/NOTEBOOK.md)"),
+    GL_LADDER("cnn", "tensor_core", CNN_TENSOR_CORE_LADDER, "ours_tf32_mma2, ours_bf16_mma2, ours_bf16_mma3_t, "
+              "ours_bf16_wgmma2, ours_bf16_wgmma_tma_t, ours_bf16_wgmma_tma_nhwc, ours_tf32_wgmma_tma(_t) "
+              "(cnn/NOTEBOOK.md)"),
     GL_LADDER("fusion", "pixel", FUSION_PIXEL_LADDER, "fused_pair32 (fusion/NOTEBOOK.md)"),
     GL_LADDER("fusion", "block", FUSION_BLOCK_LADDER, "fused_w16, fused_s16, fused_lean, fused_lean_a6, fused_lean_r192, "
               "fused_xor, fused_flat_r36 (fusion/NOTEBOOK.md)"),
