@@ -67,7 +67,7 @@ if (!have_cols || fp32 eq "" || n_cnn == 0) {
          roof(x, t32) with lines ls 12 title (t32 == t32 ? sprintf("TF32 tensor-core peak: %.0f GFLOP/s", t32) : ""), \
          roof(x, b16) with lines ls 13 title (b16 == b16 ? sprintf("BF16 and FP16 tensor-core peak: %.0f GFLOP/s", b16) : ""), \
          src using (rung(0)):"gflops" with points lt 1 pt 7 ps 0.5 title "every FP32 rung of ours", \
-         src using (rung(1)):"gflops" with points lt 2 pt 9 ps 0.6 title "tensor-core rungs of ours (TF32, BF16)", \
+         src using (rung(1)):"gflops" with points lt 2 pt 9 ps 0.6 title "tensor-core rungs of ours (TF32, BF16, FP16)", \
          best using 1:2 with points lt 1 pt 6 ps 1.8 title "ours (fastest FP32 rung)", \
          "" using 1:2:3 with labels offset 0.6, 0.6 left font ",8" noenhanced notitle, \
          src using (peer(0)):"gflops" with points lt 4 pt 13 ps 1.4 title "cuDNN (FMA math)", \
