@@ -1,0 +1,139 @@
+/* test_tma_ring.cu - CPU tests of the index arithmetic the TMA wgmma kernels stand on
+ * (labs/04_convolution/cnn/tensor_core/cnn_tma_ring.cuh): the host sizes the grid, the tensor maps
+ * and the ring with these very functions, and the kernel reads its boxes, k-tiles, stages and
+ * output offsets with them. Host code only (no GPU). */
+#include <string.h>
+#include "check.h"
+#include "cnn_tma_ring.cuh"
+
+/* E3_N32 as ours_bf16_tma_nhwc sees it: plain NHWC x (no border), 3 x 3, pad 1, BF16. */
+static void test_geometry(void)
+{
+    tm_geom g = tm_geom_make(32, 128, 64, 64, 128, 3, 3, 1, 1, 2, 1, 128, 0);
+    CHECK(g.Cp == 128 && g.Hp == 64 && g.Wp == 64 && g.oy == -1 && g.ox == -1, "plain x: the map starts at -pad");
+    CHECK(g.kc == 64 && g.chunks == 2 && g.rt == 3 && g.nk == 6, "halo: 2 chunks x 3 columns = 6 k-tiles, got %d", g.nk);
+    CHECK(g.bw == 16 && g.bh == 8 && g.tiles_x == 4 && g.tiles_y == 8, "halo box 16 x 8, 4 x 8 boxes an image");
+    CHECK(g.a_rows == 160, "halo x box: (8 + 2) rows of 16 pixels, got %d", g.a_rows);
+    CHECK(tm_stage_bytes(&g, 128) == (160 + 3 * 128) * 128, "a halo 128x128 stage: x box + 3 taps of w");
+    CHECK(tm_fit_stages(&g, 128, 8, 227 * 1024) == 3, "3 halo 128x128 stages fit 227 KB");
+    g = tm_geom_make(32, 128, 64, 64, 128, 3, 3, 1, 1, 2, 0, 256, 0);
+    CHECK(g.rt == 1 && g.nk == 18 && g.bw == 64 && g.bh == 4 && g.a_rows == 256, "256 rows, one box per tap");
+    /* mma3's bordered xp: C rounded up to 8, the border in memory, coordinates from 0 */
+    g = tm_geom_make(1, 348, 7, 7, 128, 5, 5, 2, 2, 2, 0, 128, 1);
+    CHECK(g.Cp == 352 && g.Hp == 11 && g.Wp == 11 && g.oy == 0 && g.ox == 0, "bordered T5A_C348");
+    CHECK(g.chunks == 6 && g.nk == 150 && g.bw == 8 && g.bh == 16, "T5A_C348: 6 chunks x 25 taps");
+    /* TF32: 32 channels a 128-byte chunk */
+    g = tm_geom_make(1, 348, 7, 7, 128, 5, 5, 2, 2, 4, 0, 128, 0);
+    CHECK(g.kc == 32 && g.chunks == 11 && g.Cp == 348, "TF32 T5A_C348: 11 chunks, the last one part zero fill");
+}
+
+/* k-tile i's taps and first channel: every (tap, chunk) exactly once, for both walks. */
+static void test_ktiles(void)
+{
+    for (int halo = 0; halo <= 1; halo++) {
+        const tm_geom g = tm_geom_make(1, 192, 4, 4, 384, 3, 3, 1, 1, 2, halo, 128, 0);
+        int seen[3][3][4];
+        memset(seen, 0, sizeof seen);
+        for (int i = 0; i < g.nk; i++) {
+            int c0, r0, s;
+            tm_ktile_at(&g, i, &c0, &r0, &s);
+            for (int j = 0; j < g.rt; j++) seen[r0 + j][s][c0 / g.kc]++;
+        }
+        int once = 1;
+        for (int r = 0; r < 3; r++)
+            for (int s = 0; s < 3; s++)
+                for (int c = 0; c < g.chunks; c++) once &= seen[r][s][c] == 1;
+        CHECK(once && g.chunks == 3, "halo %d: every tap and chunk once", halo);
+    }
+}
+
+/* Clusters sharing w: the cl boxes of a unit have the same output channels; every (box, channel
+ * block) is some rank's work exactly once; a spare rank (boxes not a multiple of cl) lands past
+ * the last image, where no row is stored. */
+static void test_units(void)
+{
+    const tm_geom g = tm_geom_make(3, 64, 8, 8, 256, 3, 3, 1, 1, 2, 0, 128, 0); /* 3 boxes (bw 8, bh 16) */
+    const int bn = 128, cl = 2, boxes = 3, m_blocks = 2;
+    CHECK(tm_units(&g, bn, 1) == boxes * m_blocks, "one unit per box and channel block");
+    CHECK(tm_units(&g, bn, cl) == 2 * m_blocks, "ceil(3 / 2) box pairs x 2 channel blocks");
+    int seen[4][2];
+    memset(seen, 0, sizeof seen);
+    int same_m = 1, spare_outside = 1;
+    for (int u = 0; u < tm_units(&g, bn, cl); u++) {
+        int m_of_rank[2];
+        for (int r = 0; r < cl; r++) {
+            int n, y0, x0, m0;
+            const int b = tm_unit_block(&g, bn, cl, u, r);
+            tm_block_at(&g, b, bn, &n, &y0, &x0, &m0);
+            m_of_rank[r] = m0;
+            if (n < g.N) seen[n][m0 / bn]++;
+            else spare_outside &= tm_row_offset(&g, n, y0, x0, 0) < 0;
+        }
+        same_m &= m_of_rank[0] == m_of_rank[1];
+    }
+    int once = 1;
+    for (int n = 0; n < 3; n++)
+        for (int m = 0; m < m_blocks; m++) once &= seen[n][m] == 1;
+    CHECK(same_m, "the ranks of a unit share m0 (the multicast w box)");
+    CHECK(once, "every box and channel block exactly once");
+    CHECK(spare_outside, "the spare rank's rows are not stored");
+    CHECK(tm_unit_block(&g, bn, 1, 5, 0) == 5, "cl = 1: unit u is block u");
+}
+
+/* y's offsets: one per GEMM row plus m times the channel step, as the direct formulas give. */
+static void test_offsets(void)
+{
+    tm_geom g = tm_geom_make(2, 64, 13, 13, 96, 3, 3, 1, 1, 2, 0, 128, 0); /* bw 16, bh 8: boxes overhang */
+    int ok = 1, outside = 0;
+    for (int nhwc = 0; nhwc <= 1; nhwc++) {
+        g.nhwc_out = nhwc;
+        const long long step = tm_channel_step(&g);
+        const int n = 1, y0 = 8, x0 = 0, m = 37;
+        for (int row = 0; row < 128; row++) {
+            const int y = y0 + row / g.bw, x = x0 + row % g.bw;
+            const long long ro = tm_row_offset(&g, n, y0, x0, row);
+            if (y >= 13 || x >= 13) {
+                ok &= ro == -1, outside++;
+                continue;
+            }
+            const long long want = nhwc ? ((long long)(n * 13 + y) * 13 + x) * 96 + m
+                                        : ((long long)(n * 96 + m) * 13 + y) * 13 + x;
+            ok &= ro + m * step == want;
+        }
+    }
+    CHECK(ok, "row offset + m x step == NHWC / NCHW index; -1 outside the image");
+    CHECK(outside == 2 * (128 - 5 * 13), "a box at y0 = 8 overhangs by 3 rows and 3 columns");
+}
+
+/* The wgmma accumulator fragment: 128 threads x 4 registers cover each 64 x 8 column group once,
+ * registers 2 h, 2 h + 1 on one row (the epilogue's pairs); split-K's partial tile fits its ring. */
+static void test_fragment(void)
+{
+    int seen[64][8];
+    memset(seen, 0, sizeof seen);
+    int pairs = 1;
+    for (int t = 0; t < 128; t++)
+        for (int i = 0; i < 4; i++) {
+            seen[tm_acc_row(t, i)][tm_acc_col(t, i)]++;
+            if (i % 2 == 0) pairs &= tm_acc_row(t, i + 1) == tm_acc_row(t, i) && tm_acc_col(t, i + 1) == tm_acc_col(t, i) + 1;
+        }
+    int once = 1;
+    for (int r = 0; r < 64; r++)
+        for (int c = 0; c < 8; c++) once &= seen[r][c] == 1;
+    CHECK(once, "every element of a 64 x 8 group once");
+    CHECK(pairs, "registers 2h, 2h + 1: channels m, m + 1 of one pixel");
+    const tm_geom g = tm_geom_make(1, 832, 7, 7, 256, 1, 1, 0, 0, 2, 0, 128, 0); /* T3A, 128 x 64, 9 stages */
+    CHECK(tm_partial_addr(0, 64, 128, 0) == 128u * 68 * 4, "partial rows padded by 4 floats");
+    CHECK(9 * tm_stage_bytes(&g, 64) >= tm_partial_addr(0, 64, 128, 0), "ks tiles: the partial tile fits the ring");
+    CHECK(g.nk == 13, "T3A: 13 k-tiles to split, got %d", g.nk);
+}
+
+int main(void)
+{
+    test_geometry();
+    test_ktiles();
+    test_units();
+    test_offsets();
+    test_fragment();
+    return check_report("test_tma_ring");
+}
