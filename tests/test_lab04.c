@@ -5,7 +5,7 @@
 #include <string.h>
 #include "check.h"
 #include "cnn/cnn.h"
-#include "cnn_tc.h"
+#include "tensor_core.h"
 #include "ladder/convolution.h"
 
 static void test_shift(void)

@@ -1,10 +1,10 @@
 /* test_tma_ring.cu - CPU tests of the index arithmetic the TMA wgmma kernels stand on
- * (labs/04_convolution/cnn/tensor_core/cnn_tma_ring.cuh): the host sizes the grid, the tensor maps
+ * (labs/04_convolution/cnn/tensor_core/tma_ring.cuh): the host sizes the grid, the tensor maps
  * and the ring with these very functions, and the kernel reads its boxes, k-tiles, stages and
  * output offsets with them. Host code only (no GPU). */
 #include <string.h>
 #include "check.h"
-#include "cnn_tma_ring.cuh"
+#include "tma_ring.cuh"
 
 /* E3_N32 as ours_bf16_tma_nhwc sees it: plain NHWC x (no border), 3 x 3, pad 1, BF16. */
 static void test_geometry(void)

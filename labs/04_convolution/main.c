@@ -8,7 +8,7 @@
  *   filters  every kernel with the three filters on an odd-sized image (tails, negative weights)
  *   sizes    the best rung of each family and NPP from 1024^2 to 16384^2 and an odd size: GB/s
  *            on the floor of 2 bytes per pixel, % of the same run's memcpy
- *   cnn      part 2: multi-channel convolution (cnn.cu, cnn_run.c): the seed's split and fused
+ *   cnn      part 2: multi-channel convolution (01_implicit_gemm.cu, cnn_run.c): the seed's split and fused
  *            kernels, ours (implicit GEMM), cuDNN, on the seed's configurations
  *   fusion   part 3: pixel-wise and block-based pipelines run sequential / connected / fused
  *            (fusion/: pixel.cu, rolling.cu, median.cu, fusion_run.c)

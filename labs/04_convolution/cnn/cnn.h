@@ -142,7 +142,7 @@ int cnn_sms(void); /* the SMs of this run (cnn_use_sms), else the device's */
 void cnn_use_sms(int n); /* the run's --sms count (0: the whole device) */
 double cnn_sm_clock_mhz(cudaStream_t st); /* the SM clock measured now (common/gl_clock.cuh), MHz */
 
-/* The launchers of the table's rows (cnn.cu, cnn_ours2_6.cu, cnn_cudnn.c). */
+/* The launchers of the table's rows (01_implicit_gemm.cu, 02_06_block_tiles.cu, cnn_cudnn.c). */
 cnn_status cnn_launch_split(const cnn_launch_args *a, cudaStream_t st);
 size_t cnn_workspace_split(const cnn_shape *s, int tile);
 cnn_status cnn_launch_fused(const cnn_launch_args *a, cudaStream_t st);
@@ -152,7 +152,7 @@ cnn_status cnn_launch_ours2(const cnn_launch_args *a, cudaStream_t st);
 cnn_status cnn_launch_ours3(const cnn_launch_args *a, cudaStream_t st);
 cnn_status cnn_launch_ours4(const cnn_launch_args *a, cudaStream_t st);
 cnn_status cnn_launch_ours5(const cnn_launch_args *a, cudaStream_t st);
-#define CNN_OURS6_TILES 5 /* the tile shapes ours6_tuned chooses from (cnn_ours2_6.cu) */
+#define CNN_OURS6_TILES 5 /* the tile shapes ours6_tuned chooses from (02_06_block_tiles.cu) */
 cnn_status cnn_launch_ours6(const cnn_launch_args *a, cudaStream_t st);
 size_t cnn_workspace_ours6(const cnn_shape *s, int tile);
 const char *cnn_tile_name_ours6(int tile);

@@ -9,7 +9,7 @@
  * FP32 (direct): 16 FLT_EPSILON sqrt(K) sum |x w|, the lab's existing bound (float sums in any
  * order; sqrt(K) rather than K: rounding errors of random data grow like a random walk).
  *
- * Winograd F(2x2, 3x3), FP32 (cnn_winograd.cu). Expand y = sum_c A^T [(G g G^T) .* (B^T d B)] A
+ * Winograd F(2x2, 3x3), FP32 (01_wino2x2.cu). Expand y = sum_c A^T [(G g G^T) .* (B^T d B)] A
  * into single terms: each is (a product of transform entries) x g_rs x d_ij. The entries are 0,
  * +-1 and +-1/2: their products are exact in binary, so every rounding is one of the additions or
  * the products along the term's path through the kernels:
@@ -25,7 +25,7 @@
  * their magnitudes (which is where Winograd's extra error comes from), so no constant factor on the
  * direct bound holds output by output; W is computed, per output, instead.
  *
- * ours_wino2x2_big (cnn_winograd_big.cu) computes the same transforms and the same C-channel sums,
+ * ours_wino2x2_big (02_wino2x2_big.cu) computes the same transforms and the same C-channel sums,
  * but the output transform differently: each output adds its 9 nonzero terms of A^T m A one product
  * at a time, out = fmaf(k, m_xi, out) with k = 0 or +-1 (k m_xi exact, one rounding per addition;
  * k = 0 leaves out unchanged), and with the 16 xi split among blocks the partial outputs are added
@@ -33,8 +33,8 @@
  * through at most 8 additions, so the output transform's count is 8 instead of 4: k = C + 14, and
  * |y - ref| <= gamma_(C+14)(2^-24) * W with the same W.
  *
- * Winograd F(4x4, 3x3), FP32 (ours_wino4x4, cnn_winograd4.cu), the same expansion with 6x6 tiles,
- * 36 xi and its matrices (in cnn_winograd4.cu). B^T's entries 4, 5, 2, 1 and A^T's 1, 2, 4, 8 are
+ * Winograd F(4x4, 3x3), FP32 (ours_wino4x4, 03_04_wino4x4.cu), the same expansion with 6x6 tiles,
+ * 36 xi and its matrices (in 03_04_wino4x4.cu). B^T's entries 4, 5, 2, 1 and A^T's 1, 2, 4, 8 are
  * exact; G's 1/6, 1/12, 1/24 are not. The kernel uses one rounded coefficient c6 = fl(1/6) =
  * (1/6)(1 + e), |e| <= 2^-24, with 1/12 = c6 / 2 and 1/24 = c6 / 4 (exact scalings), so a rounded
  * coefficient enters a term as one more factor (1 + e): it counts as a rounding. Per term:
@@ -46,7 +46,7 @@
  *     folded into the GEMM after each xi (fmaf with an exact power-of-two coefficient; a zero
  *     coefficient adds an exact 0), the row's parts (1, 2 or 3 blocks) added in wg4_output: a sum of
  *     at most 5 terms in any order and grouping, <= 4 roundings; second stage in wg4_output (sums
- *     of at most 5 terms: <= 4). ours_wino4x4_nonfused (cnn_winograd4.cu too) computes the same sums another
+ *     of at most 5 terms: <= 4). ours_wino4x4_nonfused (03_04_wino4x4.cu too) computes the same sums another
  *     way: the GEMM's one FMA chain over C per product (<= C), then both stages in wg4n_output
  *     with output6 (sums of at most 5 terms, each term through at most 3 roundings: <= 4 per
  *     stage), the same transforms and coefficients: the same k and the same bound cover it
@@ -60,7 +60,7 @@
  * subnormal result errs by at most 2^-150 absolute per rounding: fewer than 10^6 roundings per
  * output stay far below the + 1e-30 every bound carries.
  *
- * Tensor cores (cnn_tc.cu). x and w are rounded to the input format: x' = x (1 + a), w' = w (1 + b),
+ * Tensor cores (01_mma_sync.cu). x and w are rounded to the input format: x' = x (1 + a), w' = w (1 + b),
  * |a|, |b| <= u_in, so |x'w' - xw| <= (2 u_in + u_in^2) |x w|. The product x'w' is exact in the
  * tensor core (11 + 11 or 8 + 8 significant bits fit FP32's 24). The K products are summed in FP32
  * inside the tensor core and in its FP32 accumulator; tensor cores add with truncation, not round
@@ -82,7 +82,7 @@
  *         is NAN and the check fails (never a silent overflow).
  * Every bound gets + 1e-30 (an output whose terms are all zero must be exactly zero). */
 #include <math.h>
-#include "cnn_winograd.h"
+#include "winograd.h"
 #include "gl_parallel.h"
 
 static double gamma_k(double k, double u) { return k * u / (1.0 - k * u); }

@@ -6,9 +6,9 @@
 #include <math.h>
 #include <string.h>
 #include "cnn.h"
-#include "cnn_fast.h"
-#include "cnn_tc.h"
-#include "cnn_winograd.h"
+#include "fast_rungs.h"
+#include "tensor_core.h"
+#include "winograd.h"
 
 /* FP32 inputs, FP32 accumulation, any order of the C R S terms: each rounding is at most
  * FLT_EPSILON / 2 relative, a sum of K terms in any order grows like sqrt(K) in practice; 16 x

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "cnn.h"
-#include "cnn_tc.h"
+#include "tensor_core.h"
 #include "gl_check.h"
 
 #ifdef HAVE_CUDNN

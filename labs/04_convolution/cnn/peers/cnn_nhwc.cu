@@ -10,7 +10,7 @@
  * NHWC y, in the library's best layout, with no conversion inside the timing. */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include "cnn_tc.h"
+#include "tensor_core.h"
 #include "gl_check.h"
 
 static size_t aligned(size_t b) { return (b + 255) / 256 * 256; }
@@ -98,7 +98,7 @@ extern "C" void cnn_nhwc_to_y(const cnn_launch_args *a, cnn_nhwc_type t, cudaStr
     cnn_channels_last_to_y(a, t, yl, st);
 }
 
-/* ours_*_tma_nhwc (cnn_wgmma_tma.cu): where a pixel's C values of 2 bytes are not a multiple of
+/* ours_*_tma_nhwc (05_wgmma_tma.cu): where a pixel's C values of 2 bytes are not a multiple of
  * 16 bytes (C not a multiple of 8), TMA cannot read x (nor w) in place: its timed call copies both
  * with C padded by zero channels to Cp = C rounded up to 8, into the workspace after the peer's
  * tensors. */

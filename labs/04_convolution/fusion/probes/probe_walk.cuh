@@ -12,7 +12,7 @@
 // lab's four parts, probe_lab_sf the lab's kernel.
 #pragma once
 #include "rolling_flat.cuh"
-#include "cnn_pipe.cuh" /* copy_async, copy_commit, copy_wait: part 2's cp.async pieces */
+#include "cp_async_pipe.cuh" /* copy_async, copy_commit, copy_wait: part 2's cp.async pieces */
 
 /* The lab's fused_flat_sf kernel itself (np pixel pairs a lane, ROWS-row strips, MINB warps an SM), the
  * probes' reference row. */

@@ -1,7 +1,7 @@
-/* cnn_tc2.cu - Lab 04, part 2: the second tensor-core rungs, ours_tf32_mma2 and ours_bf16_mma2
+/* 02_mma_pipeline.cu - Lab 04, part 2: the second tensor-core rungs, ours_tf32_mma2 and ours_bf16_mma2
  * (sm_80+).
  *
- * Lesson: ours_tf32_mma and ours_bf16_mma (cnn_tc.cu) wait on memory: their im2col tile goes
+ * Lesson: ours_tf32_mma and ours_bf16_mma (01_mma_sync.cu) wait on memory: their im2col tile goes
  * global -> registers -> shared with the loads only one tile ahead, and their output leaves the
  * registers scattered. These rungs keep the tensor cores fed the way a GEMM library does:
  *   - a 3-stage ring of shared buffers: the weight tile travels by cp.async (16-byte copies); the
@@ -12,7 +12,7 @@
  *   - fragments by ldmatrix: TF32 A by ldmatrix.x4 (an 8 x 4-float matrix is an 8 x 8 b16 one: the
  *     four matrices are exactly a0..a3 of m16n8k8), TF32 B by conflict-free 32-bit loads (row stride
  *     BN + 8), both rounded to TF32 to nearest (cvt.rna) just before the mma as in ours_tf32_mma;
- *     BF16 A by ldmatrix.x4, B by ldmatrix.x4.trans (cnn_tc_mma.cuh, as ours_bf16_mma);
+ *     BF16 A by ldmatrix.x4, B by ldmatrix.x4.trans (mma_sync.cuh, as ours_bf16_mma);
  *   - the output staged through shared memory (the pipeline buffers, reused) so each warp stores a
  *     contiguous row segment of y;
  *   - tile shapes and split-K chosen per layer by the autotuner: 128 x 128 (8 warps of 64 x 32,
@@ -24,7 +24,7 @@
  * summation order, so split-K changes nothing in them; y is rounded to BF16 once, from FP32. */
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
-#include "cnn_tc.h"
+#include "tensor_core.h"
 #include "gl_check.h"
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -54,7 +54,7 @@ template <typename T, int BM, int BN> struct tc2_smem {
 };
 
 #if TC2_BUILT
-#include "cnn_tc_mma.cuh"
+#include "mma_sync.cuh"
 
 /* cp.async of 4 bytes with zero-fill: copies src_bytes (4 or 0) and zeroes the rest. */
 static __device__ __forceinline__ void cp_async4(void *dst, const void *src, int src_bytes)

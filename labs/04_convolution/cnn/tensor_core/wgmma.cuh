@@ -1,5 +1,5 @@
-/* cnn_wgmma.cuh - Lab 04, part 2: Hopper's warpgroup MMA (wgmma.mma_async, sm_90a), shared by
- * ours_bf16_wgmma(2) (cnn_wgmma.cu) and ours_{bf16,tf32}_wgmma_tma (cnn_wgmma_tma.cu). Include inside
+/* wgmma.cuh - Lab 04, part 2: Hopper's warpgroup MMA (wgmma.mma_async, sm_90a), shared by
+ * ours_bf16_wgmma(2) (04_wgmma.cu) and ours_{bf16,tf32}_wgmma_tma (05_wgmma_tma.cu). Include inside
  * an sm_90a guard (__CUDA_ARCH_FEAT_SM90_ALL): the instructions exist nowhere else. */
 #ifndef CNN_WGMMA_CUH
 #define CNN_WGMMA_CUH

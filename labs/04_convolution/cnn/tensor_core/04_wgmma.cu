@@ -1,4 +1,4 @@
-/* cnn_wgmma.cu - Lab 04, part 2: ours_bf16_wgmma and ours_bf16_wgmma2, the channels-last implicit GEMM of
+/* 04_wgmma.cu - Lab 04, part 2: ours_bf16_wgmma and ours_bf16_wgmma2, the channels-last implicit GEMM of
  * ours_bf16_mma3 on Hopper's warpgroup MMA. Built for sm_90a only (meson: a separate nvcc call);
  * the row runs on compute capability 9.0 only, the mma.sync rows stay the path everywhere else.
  *
@@ -10,7 +10,7 @@
  * 64 x N x 16 in one instruction, asynchronously: no ldmatrix, no fragments in registers, and A is
  * read once per N = 64 / 128 / 256 columns. The layout, the prepare hook (x NHWC with a zero
  * border, w as [M][R][S][Cp], untimed like every BF16 row's rounding) and the 16-byte cp.async
- * gathers are mma3's (cnn_tc3.cuh); what changes:
+ * gathers are mma3's (channels_last.cuh); what changes:
  *   - block 128 (output channels, two warpgroups of 64 rows, 8 warps) x BN (pixels, 64 / 128 /
  *     256: m64nBNk16), BK = 64 (4 wgmma per warpgroup per k-tile), a 3- or 4-stage cp.async ring;
  *   - shared memory in wgmma's K-major no-swizzle ("interleave") layout: 8 x 16-byte core matrices,
@@ -37,8 +37,8 @@
  * Error bound: the BF16 class's (the same rounded x and w; any summation order). */
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
-#include "cnn_tc.h"
-#include "cnn_tc3.cuh"
+#include "tensor_core.h"
+#include "channels_last.cuh"
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define WG_BUILT 1
@@ -58,8 +58,8 @@ template <int BN, int STAGES> struct wg_smem {
 };
 
 #if WG_BUILT
-#include "cnn_tc_mma.cuh"
-#include "cnn_wgmma.cuh"
+#include "mma_sync.cuh"
+#include "wgmma.cuh"
 
 /* A shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"): start address, leading
  * byte offset (K-major, no swizzle: the next 8 k), stride byte offset 128 (the next 8 rows), each

@@ -1,7 +1,7 @@
-/* cnn_fast.h - Lab 04, part 2: the fast direct rungs of the FP32 ladder: ours7_fast (the tuned
- * GEMM) and ours8_small (the small-layer path) in cnn_fast.cu, ours9_sliced_k (split-K inside the
- * block) in cnn_sliced.cu, ours10_paired_lanes (the large layers) in cnn_paired.cu, ours11_cluster_k
- * (split-K across a thread-block cluster) in cnn_cluster.cu, and the two helpers of cnn_ours2_6.cu
+/* fast_rungs.h - Lab 04, part 2: the fast direct rungs of the FP32 ladder: ours7_fast (the tuned
+ * GEMM) and ours8_small (the small-layer path) in 07_08_fast_small.cu, ours9_sliced_k (split-K inside the
+ * block) in 09_sliced_k.cu, ours10_paired_lanes (the large layers) in 10_paired_lanes.cu, ours11_cluster_k
+ * (split-K across a thread-block cluster) in 11_cluster_k.cu, and the two helpers of 02_06_block_tiles.cu
  * they share with it. */
 #ifndef CNN_FAST_H
 #define CNN_FAST_H
@@ -11,7 +11,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-#define CNN_OURS7_TILES 8 /* tile shape x split-K configurations of ours7_fast (cnn_fast.cu) */
+#define CNN_OURS7_TILES 8 /* tile shape x split-K configurations of ours7_fast (07_08_fast_small.cu) */
 cnn_status cnn_launch_ours7(const cnn_launch_args *a, cudaStream_t st);
 size_t cnn_workspace_ours7(const cnn_shape *s, int tile);
 const char *cnn_tile_name_ours7(int tile);
@@ -21,26 +21,26 @@ int cnn_supports_ours8(const cnn_shape *s);
 cnn_status cnn_launch_ours8(const cnn_launch_args *a, cudaStream_t st);
 const char *cnn_tile_name_ours8(int tile);
 
-#define CNN_OURS9_TILES 17 /* block tile x warp groups configurations of ours9_sliced_k (cnn_sliced.cu) */
+#define CNN_OURS9_TILES 17 /* block tile x warp groups configurations of ours9_sliced_k (09_sliced_k.cu) */
 int cnn_supports_ours9(const cnn_shape *s);
 cnn_status cnn_launch_ours9(const cnn_launch_args *a, cudaStream_t st);
 const char *cnn_tile_name_ours9(int tile);
 
-/* block tile x warp groups x cluster size configurations of ours11_cluster_k (cnn_cluster.cu);
+/* block tile x warp groups x cluster size configurations of ours11_cluster_k (11_cluster_k.cu);
  * supports: ours9's rule on a GPU (cc 9.0+) and build (sm_90 code) with thread-block clusters */
 #define CNN_OURS11_TILES 8
 int cnn_supports_ours11(const cnn_shape *s);
 cnn_status cnn_launch_ours11(const cnn_launch_args *a, cudaStream_t st);
 const char *cnn_tile_name_ours11(int tile);
 
-/* tile shape x blocks per SM x split-K configurations of ours10_paired_lanes (cnn_paired.cu) */
+/* tile shape x blocks per SM x split-K configurations of ours10_paired_lanes (10_paired_lanes.cu) */
 #define CNN_OURS10_TILES 13
 int cnn_supports_ours10(const cnn_shape *s);
 cnn_status cnn_launch_ours10(const cnn_launch_args *a, cudaStream_t st);
 size_t cnn_workspace_ours10(const cnn_shape *s, int tile);
 const char *cnn_tile_name_ours10(int tile);
 
-/* cnn_ours2_6.cu: every tensor under 2^31 elements (the kernels' int offsets); y = the sum of
+/* 02_06_block_tiles.cu: every tensor under 2^31 elements (the kernels' int offsets); y = the sum of
  * `splits` partial outputs of n floats each, stored one after another in part (split-K). */
 int cnn_ladder_fits(const cnn_shape *s);
 /* Split-K of the reduction K into `splits` ranges, each a multiple of bk: the range per split, and

@@ -1,7 +1,7 @@
-/* cnn_sliced.cuh - Lab 04, part 2: the pieces of ours9_sliced_k (cnn_sliced.cu) that
- * ours11_cluster_k (cnn_cluster.cu) shares: the 64-deep reduction slice in shared memory, its
+/* sliced_k.cuh - Lab 04, part 2: the pieces of ours9_sliced_k (09_sliced_k.cu) that
+ * ours11_cluster_k (11_cluster_k.cu) shares: the 64-deep reduction slice in shared memory, its
  * im2col table (a ring of ST slots, filled without divisions), the copies, the 4 x 4 per thread multiply of a warp group's share of a slice, the
- * loop over a range of slices, and the partial tiles' sum and store. Include after cnn_pipe.cuh. */
+ * loop over a range of slices, and the partial tiles' sum and store. Include after cp_async_pipe.cuh. */
 #ifndef CNN_SLICED_CUH
 #define CNN_SLICED_CUH
 #define SK 64                  /* the reduction slice */

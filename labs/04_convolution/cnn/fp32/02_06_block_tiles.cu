@@ -1,4 +1,4 @@
-/* cnn_ours2_6.cu - Lab 04, part 2: the FP32 direct ladder of `ours` above its first rung (cnn.cu's
+/* 02_06_block_tiles.cu - Lab 04, part 2: the FP32 direct ladder of `ours` above its first rung (01_implicit_gemm.cu's
  * ours1_64x64). Every rung is the same implicit GEMM, Y[M][N*H*W] = W[M][C*R*S] x im2col(X) with
  * im2col never materialised, and each rung changes one thing:
  *
@@ -12,12 +12,12 @@
  *                    workspace + a tiny reduce kernel: no memset, no atomics), chosen per shape by
  *                    the experiment's autotuner
  *
- * The next rungs, ours7_fast and ours8_small, are in cnn_fast.cu.
+ * The next rungs, ours7_fast and ours8_small, are in 07_08_fast_small.cu.
  * One kernel template, ladder_gemm<BM, BN, LAYOUT, PIPE>; a rung is one instance of it with
  * its lesson; the differences are in the three small device functions it calls.
  * Limits: x, w and y each under 2^31 elements (int offsets); larger layers are refused. */
 #include "cnn.h"
-#include "cnn_fast.h"
+#include "fast_rungs.h"
 #include "gl_check.h"
 
 #define LBK 8 /* the reduction slice of every rung */

@@ -1,10 +1,10 @@
-/* cnn_tma_ring.cuh - Lab 04, part 2: what the TMA wgmma kernels (cnn_wgmma_tma.cu) stand on:
+/* tma_ring.cuh - Lab 04, part 2: what the TMA wgmma kernels (05_wgmma_tma.cu) stand on:
  *   - the index arithmetic of a layer walked as boxes of output pixels and k-tiles through a ring of
  *     shared-memory stages (plain C, the same on host and device: the host sizes the grid, the maps
  *     and the ring with the very functions the kernel reads them with);
  *   - the PTX the ring is made of (sm_90a only, under TMA_BUILT): mbarriers, TMA tile loads (and
  *     their cluster multicast), cluster barriers and distributed shared memory.
- * Include from cnn_wgmma_tma.cu only (one translation unit: the kernels are templates). */
+ * Include from 05_wgmma_tma.cu only (one translation unit: the kernels are templates). */
 #ifndef CNN_TMA_RING_CUH
 #define CNN_TMA_RING_CUH
 #include "gl_tma.h" /* CUtensorMap */

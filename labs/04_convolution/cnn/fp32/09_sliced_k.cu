@@ -1,4 +1,4 @@
-/* cnn_sliced.cu - Lab 04, part 2: ours9_sliced_k, the rung for the mid-sized layers where even
+/* 09_sliced_k.cu - Lab 04, part 2: ours9_sliced_k, the rung for the mid-sized layers where even
  * ours7's 64 x 64 tiles leave SMs idle (T3B: 1024 x 196 outputs, T3C: 256 x 729, E2: 128 x 1024).
  * ours7 and ours6 fill the GPU there by split-K: a workspace, a second kernel that sums the
  * partial outputs, and 2-4x the output traffic. This rung splits K inside the block instead
@@ -14,11 +14,11 @@
  * wait, no pipeline. Tile shape and G chosen by the autotuner.
  * Limits: x, w and y each under 2^31 elements (int offsets, cnn_ladder_fits). */
 #include "cnn.h"
-#include "cnn_fast.h"
+#include "fast_rungs.h"
 #include "gl_check.h"
-#include "cnn_pipe.cuh"
-#include "cnn_sliced.cuh"
-#include "cnn_halo.cuh"
+#include "cp_async_pipe.cuh"
+#include "sliced_k.cuh"
+#include "halo_tiles.cuh"
 
 /* Lesson (ours9): the block's warps split K. The block's whole reduction, slice by slice
  * (sk_accumulate: slice s + 1 in flight while group g multiplies its SK / G rows of slice s); then
@@ -45,7 +45,7 @@ static __global__ void __launch_bounds__(sk_shape<BM, BN, G, ST>::THREADS, sk_sh
  * thread, G 8: 128), so the chain of 9 slices, each a copy's latency and two barriers, is shorter
  * by half its multiply. _s3 / _s4: 3 or 4 stages (ST), up to 3 slices in flight while one is
  * multiplied, so E1's chain pays about one copy latency per ST - 1 slices instead of one per slice.
- * _hG_sST (groups -G in the table): the halo kernel (cnn_halo.cuh), slices of G channels, each
+ * _hG_sST (groups -G in the table): the halo kernel (halo_tiles.cuh), slices of G channels, each
  * input row copied once for its 3 taps; layers it does not fit run 32x16_g16_s4 instead. */
 static const struct {
     const char *name;
@@ -57,7 +57,7 @@ static const struct {
               {"32x16_g8_s4", 32, 16, 8, 4},   {"16x32_g16_s4", 16, 32, 16, 4}, {"32x16_h8_s4", 32, 16, -8, 4},
               {"32x16_h8_s3", 32, 16, -8, 3},  {"32x16_h16_s2", 32, 16, -16, 2}};
 #define N_SLICED (int)(sizeof SLICED / sizeof SLICED[0])
-static_assert(N_SLICED == CNN_OURS9_TILES, "cnn_fast.h's CNN_OURS9_TILES counts the rows of SLICED");
+static_assert(N_SLICED == CNN_OURS9_TILES, "fast_rungs.h's CNN_OURS9_TILES counts the rows of SLICED");
 
 extern "C" const char *cnn_tile_name_ours9(int tile)
 {

@@ -1,7 +1,7 @@
-/* cnn_wgmma_stub.c - Lab 04, part 2: ours_bf16_wgmma(2) and ours_{bf16,tf32}_wgmma_tma in a build
+/* wgmma_stub.c - Lab 04, part 2: ours_bf16_wgmma(2) and ours_{bf16,tf32}_wgmma_tma in a build
  * without sm_90a code (90 not in -Dcuda-arch): the rows are left out (cnn_supports_bf16_wgmma and
  * cnn_supports_wgmma_tma say so) and never launched or prepared. */
-#include "cnn_tc.h"
+#include "tensor_core.h"
 
 cnn_status cnn_launch_bf16_wgmma(const cnn_launch_args *a, cudaStream_t st)
 {
@@ -26,7 +26,7 @@ const char *cnn_tile_name_wgmma_tma(int tile)
     return "?";
 }
 /* No workspace: these rows never run here (their supports hook says no before any workspace is sized),
- * and the stub calls nothing of cnn_tc3.cu, which calls it (cnn_wgmma_built): no circle. */
+ * and the stub calls nothing of 03_channels_last.cu, which calls it (cnn_wgmma_built): no circle. */
 size_t cnn_workspace_bf16_wgmma_tma(const cnn_shape *s, int tile)
 {
     (void)s, (void)tile;

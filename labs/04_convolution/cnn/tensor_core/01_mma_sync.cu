@@ -1,4 +1,4 @@
-/* cnn_tc.cu - Lab 04, part 2: the implicit GEMM on tensor cores (mma.sync, inline PTX, sm_80+).
+/* 01_mma_sync.cu - Lab 04, part 2: the implicit GEMM on tensor cores (mma.sync, inline PTX, sm_80+).
  *
  * Lesson: the same product as ours, Y[M][N*H*W] = W[M][C*R*S] x im2col(X) (im2col never stored),
  * but each warp multiplies 16 x 8 x k tiles in one tensor-core instruction:
@@ -18,7 +18,7 @@
  * absent (cnn_tc_available). */
 #include <stdio.h>
 #include <cuda_bf16.h>
-#include "cnn_tc.h"
+#include "tensor_core.h"
 #include "gl_check.h"
 
 typedef __nv_bfloat16 bf16;
@@ -46,7 +46,7 @@ typedef struct {
 
 
 #if TC_BUILT /* helpers of tc_conv (its body is empty on older GPUs) */
-#include "cnn_tc_mma.cuh"
+#include "mma_sync.cuh"
 
 /* The warp's MT x NT tensor-core tiles for one k-step (ks) of the current shared tiles. */
 template <typename T, int MT, int NT, int ALD, int BLD>

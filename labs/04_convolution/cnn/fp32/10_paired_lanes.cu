@@ -1,4 +1,4 @@
-/* cnn_paired.cu - Lab 04, part 2: ours10_paired_lanes, the direct rung for the large layers (more
+/* 10_paired_lanes.cu - Lab 04, part 2: ours10_paired_lanes, the direct rung for the large layers (more
  * than 2^19 outputs: E4, E3_N8, E3_N32, L56), where ours4..ours7 stop near half the FP32 peak.
  *
  * The lesson: shared memory returns 128 bytes a clock per SM, one register for each of a warp's 32
@@ -21,8 +21,8 @@
  * splits go through the workspace and the ladder's reduce. Tile and split chosen by the autotuner.
  * Limits: x, w and y each under 2^31 elements (cnn_ladder_fits); R S <= 32; K % 4 == 0. */
 #include "cnn.h"
-#include "cnn_fast.h"
-#include "cnn_pipe.cuh"
+#include "fast_rungs.h"
+#include "cp_async_pipe.cuh"
 #include "gl_check.h"
 
 #define PBK 16            /* the reduction slice */
@@ -216,7 +216,7 @@ static const struct {
               {"128x64_b4_k5", 64, 5, 4, 8},
               {"128x128_t16", 128, 1, 2, 16}, {"128x128_t16_k4", 128, 4, 2, 16}, {"128x128_t16_k5", 128, 5, 2, 16}};
 #define N_PAIRED (int)(sizeof PAIRED / sizeof PAIRED[0])
-static_assert(N_PAIRED == CNN_OURS10_TILES, "cnn_fast.h's CNN_OURS10_TILES counts the rows of PAIRED");
+static_assert(N_PAIRED == CNN_OURS10_TILES, "fast_rungs.h's CNN_OURS10_TILES counts the rows of PAIRED");
 
 extern "C" const char *cnn_tile_name_ours10(int tile)
 {

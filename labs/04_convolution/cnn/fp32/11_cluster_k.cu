@@ -1,6 +1,6 @@
-/* cnn_cluster.cu - Lab 04, part 2: ours11_cluster_k, split-K across a thread-block cluster (sm_90),
+/* 11_cluster_k.cu - Lab 04, part 2: ours11_cluster_k, split-K across a thread-block cluster (sm_90),
  * for the small layers that launch less than one wave (T3A: 256 x 49 outputs, K 832; E1: 64 x
- * 1024, K 576; T4A, T5A). ours9 (cnn_sliced.cu) runs the whole reduction of a tile in one block:
+ * 1024, K 576; T4A, T5A). ours9 (09_sliced_k.cu) runs the whole reduction of a tile in one block:
  * E1's 128 blocks of 32 x 16 each walk 9 slices of 64 k in a row, one copy's latency and two
  * barriers apiece, on 128 of 132 SMs with 8 warps each (12 % occupancy). Split-K gives more,
  * shorter work items, but through a workspace and a second pass (ours7) or atomics (ours10).
@@ -19,10 +19,10 @@
  * Limits: x, w and y each under 2^31 elements (int offsets, cnn_ladder_fits). */
 #include <stdio.h>
 #include "cnn.h"
-#include "cnn_fast.h"
+#include "fast_rungs.h"
 #include "gl_check.h"
-#include "cnn_pipe.cuh"
-#include "cnn_sliced.cuh"
+#include "cp_async_pipe.cuh"
+#include "sliced_k.cuh"
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #include <cooperative_groups.h>
 #define CK_CLUSTERS 1
@@ -94,7 +94,7 @@ static const struct {
                  {"16x32_g4_c8", 16, 32, 4, 8}, {"32x32_g4_c4", 32, 32, 4, 4}, {"32x32_g4_c8", 32, 32, 4, 8},
                  {"32x16_g8_c2", 32, 16, 8, 2}, {"32x16_g8_c4", 32, 16, 8, 4}};
 #define N_CLUSTERED (int)(sizeof CLUSTERED / sizeof CLUSTERED[0])
-static_assert(N_CLUSTERED == CNN_OURS11_TILES, "cnn_fast.h's CNN_OURS11_TILES counts the rows of CLUSTERED");
+static_assert(N_CLUSTERED == CNN_OURS11_TILES, "fast_rungs.h's CNN_OURS11_TILES counts the rows of CLUSTERED");
 
 extern "C" const char *cnn_tile_name_ours11(int t) { return t >= 0 && t < N_CLUSTERED ? CLUSTERED[t].name : "?"; }
 

@@ -1,5 +1,5 @@
-/* cnn_pipe.cuh - Lab 04, part 2: the pieces the cp.async SIMT pipelines of ours7_fast (cnn_fast.cu),
- * ours9_sliced_k (cnn_sliced.cu) and ours10_paired_lanes (cnn_paired.cu) share: the global ->
+/* cp_async_pipe.cuh - Lab 04, part 2: the pieces the cp.async SIMT pipelines of ours7_fast (07_08_fast_small.cu),
+ * ours9_sliced_k (09_sliced_k.cu) and ours10_paired_lanes (10_paired_lanes.cu) share: the global ->
  * shared copies, and the 8 x TN per thread multiply of one slice (ours7, ours10).
  *
  * The copies. On sm_80+ a copy is a cp.async that bypasses the registers; !ok writes

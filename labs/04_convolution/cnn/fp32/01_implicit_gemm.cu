@@ -1,4 +1,4 @@
-/* cnn.cu - Lab 04, part 2: multi-channel convolution kernels (NCHW float, stride 1, "same" padding).
+/* 01_implicit_gemm.cu - Lab 04, part 2: multi-channel convolution kernels (NCHW float, stride 1, "same" padding).
  *
  *   split  the seed's two kernels (cuConv): scalar_prods computes, for every output pixel, filter and
  *          tap, the dot product over the C channels into a partial map; sum_partials adds the R x S
@@ -8,7 +8,7 @@
  *   ours1  an implicit GEMM: Y[M][N*H*W] = W[M][C*R*S] x im2col(X), the im2col columns built on the
  *          fly while loading shared-memory tiles (64 x 64 outputs per block, 4 x 4 per thread), and
  *          split-K across blocks when the layer has too few outputs to fill the GPU. FP32 FFMA only.
- * The higher rungs of the ours ladder are in cnn_ours2_6.cu. */
+ * The higher rungs of the ours ladder are in 02_06_block_tiles.cu. */
 #include "cnn.h"
 #include "gl_check.h"
 #include "gl_clock.cuh"

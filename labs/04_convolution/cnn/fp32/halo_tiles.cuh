@@ -1,11 +1,11 @@
-/* cnn_halo.cuh - Lab 04, part 2: ours9_sliced_k's halo tiles (cnn_sliced.cu), for 3x3 layers whose
+/* halo_tiles.cuh - Lab 04, part 2: ours9_sliced_k's halo tiles (09_sliced_k.cu), for 3x3 layers whose
  * rows split into whole 16-pixel segments (W % 16 == 0, C % 4 == 0). A block's BN = 16 pixels are
  * x0 .. x0 + 15 of one output row, so the 3 taps fx of one (channel, fy) read the same input row
  * shifted by -1, 0, +1: the slice copies that row once as a strip of 18 floats (4 16-byte copies
  * and 2 4-byte halo copies) instead of 3 x 16 4-byte im2col copies, and the multiply reads the
  * three shifted windows from it. A slice is G whole channels (9 G k); warp group g takes channel g
  * of it. Per E1 block and slice of 8 channels: 144 strip copies + 576 16-byte weight copies
- * (the im2col path: 1,024 + 512 per 64 k). Include after cnn_sliced.cuh. */
+ * (the im2col path: 1,024 + 512 per 64 k). Include after sliced_k.cuh. */
 #ifndef CNN_HALO_CUH
 #define CNN_HALO_CUH
 #define HK_BN 16            /* the pixel segment */

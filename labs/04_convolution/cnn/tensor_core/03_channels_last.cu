@@ -1,4 +1,4 @@
-/* cnn_tc3.cu - Lab 04, part 2: the third BF16 tensor-core rung, ours_bf16_mma3 (sm_80+), and its
+/* 03_channels_last.cu - Lab 04, part 2: the third BF16 tensor-core rung, ours_bf16_mma3 (sm_80+), and its
  * twin ours_bf16_mma3_t that times the layout change.
  *
  * Lesson: ours_bf16_mma2 gathers its im2col tile through registers, 2 bytes per load with a bounds
@@ -25,8 +25,8 @@
 #include <stdio.h>
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
-#include "cnn_tc.h"
-#include "cnn_tc3.cuh"
+#include "tensor_core.h"
+#include "channels_last.cuh"
 #include "gl_check.h"
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -48,7 +48,7 @@ template <int BM, int BN> struct tc3_smem {
 };
 
 #if TC3_BUILT
-#include "cnn_tc_mma.cuh"
+#include "mma_sync.cuh"
 
 /* One k-tile: the weights (load_w_tile: 16-byte copies, wp rows are R S Cp long) and this thread's
  * chunk (channels kc * 8 .. + 7 of the tile) of the im2col columns of its pixels: 16 bytes at
@@ -195,10 +195,10 @@ extern "C" size_t cnn_workspace_bf16_mma3(const cnn_shape *s, int tile)
     return cnn_bf16_bytes(s) + aligned256(xp_count(s) * 2) + aligned256(wp_count(s) * 2) + partial;
 }
 
-/* The wgmma rows' host side (their kernels: cnn_wgmma.cu, or the stub without an sm_90a build):
+/* The wgmma rows' host side (their kernels: 04_wgmma.cu, or the stub without an sm_90a build):
  * mma3's workspace, prepare hook and tiles (plus 128x256; wgmma2 also 128x128 with 5 stages). */
-/* Whether the sm_90a objects (cnn_wgmma.cu, cnn_wgmma_tma.cu) are in this build: meson defines
- * CNN_WGMMA_BUILT=1 when 90 is in -Dcuda-arch (else cnn_wgmma_stub.c stands in). Decided here, at
+/* Whether the sm_90a objects (04_wgmma.cu, 05_wgmma_tma.cu) are in this build: meson defines
+ * CNN_WGMMA_BUILT=1 when 90 is in -Dcuda-arch (else wgmma_stub.c stands in). Decided here, at
  * configure time, so that the sm_90a objects call down into this file and it calls none of them. */
 #ifndef CNN_WGMMA_BUILT
 #define CNN_WGMMA_BUILT 0
@@ -241,7 +241,7 @@ extern "C" int cnn_supports_bf16_wgmma(const cnn_shape *s)
     return wgmma_usable("ours_bf16_wgmma, ours_bf16_wgmma2 (wgmma)", &known);
 }
 
-/* The TMA rows (cnn_wgmma_tma.cu) take every shape cnn_check accepts (stride 1, odd R x S, padding
+/* The TMA rows (05_wgmma_tma.cu) take every shape cnn_check accepts (stride 1, odd R x S, padding
  * (R-1)/2): TMA's zero fill covers any C, H, W, M; only the device and the build can rule them out. */
 extern "C" int cnn_supports_wgmma_tma(const cnn_shape *s)
 {
@@ -290,7 +290,7 @@ static void x_to_nhwc(const cnn_shape *s, const void *x16, bf16 *xp, cudaStream_
 
 /* x [N][C][H][W] float -> the interior of xp [N][H + 2 ph][W + 2 pw][Cp], rounded to TF32 (the
  * border and the channels past C as the caller left them); w is the same with N = M, H = R, W = S
- * and no border. For the TF32 wgmma rows (cnn_wgmma_tma.cu). */
+ * and no border. For the TF32 wgmma rows (05_wgmma_tma.cu). */
 void tc3_to_channels_last_tf32(const float *x, float *xp, int N, int C, int H, int W, int Cp, int pad_h, int pad_w,
                                cudaStream_t st)
 {
@@ -342,7 +342,7 @@ static void launch_tc3(const bf16 *xp, const bf16 *wp, bf16 *y, float *partial, 
 
 /* The convolution on xp and wp (prepared), y16 = BF16 y, then y as float for the check (timed, as
  * in every BF16 row); with timed_x, x's layout change first. */
-/* One call's checks, arrays and sizes (tc3_call, cnn_tc3.cuh) for k-tiles of bk and the tile's
+/* One call's checks, arrays and sizes (tc3_call, channels_last.cuh) for k-tiles of bk and the tile's
  * split-K; CNN_ERR_VARIANT for a tile outside the row's (n_tiles). */
 cnn_status tc3_setup(const cnn_launch_args *a, int n_tiles, int bk, tc3_call *c)
 {

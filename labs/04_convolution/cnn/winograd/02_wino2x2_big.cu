@@ -1,4 +1,4 @@
-/* cnn_winograd_big.cu - Lab 04, part 2: Winograd F(2x2, 3x3) with a GEMM built like the ladder's.
+/* 02_wino2x2_big.cu - Lab 04, part 2: Winograd F(2x2, 3x3) with a GEMM built like the ladder's.
  *
  * Lesson: ours_wino2x2 keeps all 16 products of an output tile in one block, so its block tile is
  * only 32 (m) x 32 (tiles) x 16 (xi) and every thread holds 64 accumulators for 16 outputs' worth of
@@ -17,7 +17,7 @@
  * be split among 1, 2, 4, 8 or 16 blocks (the row's tile configurations, chosen by the autotuner):
  * each adds its part of the outputs into y with atomicAdd after a memset. The rounding count of
  * this summation is in cnn_bounds.c (cnn_bound_winograd_acc). */
-#include "cnn_winograd_gemm.cuh"
+#include "wino_gemm.cuh"
 #include "gl_check.h"
 
 extern "C" size_t cnn_workspace_winograd_big(const cnn_shape *s, int tile)
@@ -52,7 +52,7 @@ struct fold_2x2 {
 };
 
 /* Lesson: the 16 GEMMs one after the other, the output transform folded in after each. Block:
- * 64 m x 64 tiles, xi from blockIdx.y * xi_per_block on (the GEMM: wg_gemm_xi, cnn_winograd_gemm.cuh). */
+ * 64 m x 64 tiles, xi from blockIdx.y * xi_per_block on (the GEMM: wg_gemm_xi, wino_gemm.cuh). */
 static __global__ void __launch_bounds__(WGB_THREADS, 2)
     winograd_gemm_acc(const float *U, const float *V, float *y, wg_dims d, int xi_per_block, int add)
 {

@@ -1,4 +1,4 @@
-/* cnn_tc_mma.cuh - Lab 04, part 2: the tensor-core instructions the mma.sync rungs share (inline
+/* mma_sync.cuh - Lab 04, part 2: the tensor-core instructions the mma.sync rungs share (inline
  * PTX, sm_80+ only: include inside an `__CUDA_ARCH__ >= 800` guard). */
 #ifndef CNN_TC_MMA_CUH
 #define CNN_TC_MMA_CUH

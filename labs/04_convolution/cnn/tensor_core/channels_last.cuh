@@ -1,5 +1,5 @@
-/* cnn_tc3.cuh - Lab 04, part 2: the channels-last implicit GEMM's indexing, shared by
- * ours_bf16_mma3 (cnn_tc3.cu, mma.sync) and ours_bf16_wgmma (cnn_wgmma.cu, sm_90a): x as
+/* channels_last.cuh - Lab 04, part 2: the channels-last implicit GEMM's indexing, shared by
+ * ours_bf16_mma3 (03_channels_last.cu, mma.sync) and ours_bf16_wgmma (04_wgmma.cu, sm_90a): x as
  * xp[N][Hp][Wp][Cp] (a zero border, C padded to Cp, a multiple of 8), w as wp[M][R][S][Cp], the
  * reduction index k = (r, s, c). Plain device code (any architecture). */
 #ifndef CNN_TC3_CUH
@@ -48,7 +48,7 @@ template <int BK> static __device__ __forceinline__ void tc3_kpos_advance(tc3_kp
 
 /* One call of the channels-last rows (host): the prepared arrays in the workspace (xp, wp: BF16;
  * the split-K partial sums; x16 and y16 of cnn_bf16_arrays) and the layer's sizes. tc3_setup
- * (cnn_tc3.cu) checks the call (a tile below n_tiles, the workspace, int offsets) and fills it for
+ * (03_channels_last.cu) checks the call (a tile below n_tiles, the workspace, int offsets) and fills it for
  * k-tiles of bk; tc3_finish enqueues split-K's reduce and the BF16 y's conversion to float. */
 typedef struct {
     void *xp, *wp, *x16, *y16;
@@ -59,7 +59,7 @@ cnn_status tc3_setup(const cnn_launch_args *a, int n_tiles, int bk, tc3_call *c)
 void tc3_finish(const cnn_launch_args *a, const tc3_call &c, cudaStream_t st);
 /* x16 (NCHW BF16) -> xp (channels-last, zero border): the layout change the _t rows time. */
 void tc3_x_layout(const cnn_launch_args *a, const tc3_call &c, cudaStream_t st);
-/* FP32 NCHW -> channels-last interior, rounded to TF32 (cnn_tc3.cu; used by the TF32 wgmma rows). */
+/* FP32 NCHW -> channels-last interior, rounded to TF32 (03_channels_last.cu; used by the TF32 wgmma rows). */
 void tc3_to_channels_last_tf32(const float *x, float *xp, int N, int C, int H, int W, int Cp, int pad_h, int pad_w,
                                cudaStream_t st);
 

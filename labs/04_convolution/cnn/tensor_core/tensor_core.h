@@ -1,4 +1,4 @@
-/* cnn_tc.h - Lab 04, part 2: the Winograd rung (cnn_winograd.cu), the tensor-core rungs (cnn_tc.cu)
+/* tensor_core.h - Lab 04, part 2: the Winograd rung (01_wino2x2.cu), the tensor-core rungs (01_mma_sync.cu)
  * and the error bounds of every precision class (cnn_bounds.c). */
 #ifndef CNN_TC_H
 #define CNN_TC_H
@@ -29,7 +29,7 @@ size_t cnn_bf16_bytes(const cnn_shape *s); /* the three BF16 arrays at the start
 void cnn_bf16_arrays(const cnn_shape *s, void *workspace, void **x16, void **w16, void **y16);
 void cnn_bf16_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace, cudaStream_t st);
 void cnn_bf16_out(const cnn_launch_args *a, const void *y16, cudaStream_t st);
-/* cnn_tc2.cu: ours_tf32_mma2 and ours_bf16_mma2, a 3-stage pipeline (cp.async; BF16's im2col tile
+/* 02_mma_pipeline.cu: ours_tf32_mma2 and ours_bf16_mma2, a 3-stage pipeline (cp.async; BF16's im2col tile
  * through registers), ldmatrix, output staged through shared memory, tile shape and split-K
  * autotuned (workspace: the split-K partial sums; BF16: after the cnn_bf16_arrays). */
 #define CNN_TC2_TILES 6
@@ -50,7 +50,7 @@ void cnn_nhwc_prepare(const cnn_shape *s, cnn_nhwc_type t, const float *x, const
                       cudaStream_t st);
 void cnn_nhwc_to_y(const cnn_launch_args *a, cnn_nhwc_type t, cudaStream_t st);
 void cnn_channels_last_to_y(const cnn_launch_args *a, cnn_nhwc_type t, const void *src, cudaStream_t st);
-/* cnn_tc3.cu: ours_bf16_mma3, x channels-last (NHWC) with a zero border and C padded to a multiple
+/* 03_channels_last.cu: ours_bf16_mma3, x channels-last (NHWC) with a zero border and C padded to a multiple
  * of 8, k ordered (r, s, c): every load a 16-byte cp.async, 4 stages, tile and split-K autotuned.
  * Its prepare hook makes the layout of x and w (untimed); ours_bf16_mma3_t's makes w's only and its
  * launch changes x's inside the timing. Workspace: the cnn_bf16_arrays, the NHWC x, the re-laid w,
@@ -62,9 +62,9 @@ cnn_status cnn_launch_bf16_mma3_t(const cnn_launch_args *a, cudaStream_t st);
 void cnn_bf16_mma3_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace, cudaStream_t st);
 void cnn_bf16_mma3_t_prepare(const cnn_shape *s, const float *x, const float *w, void *workspace, cudaStream_t st);
 const char *cnn_tile_name_tc3(int tile);
-/* cnn_wgmma.cu: ours_bf16_wgmma, mma3's layout and prepare hook on warpgroup MMA (wgmma, sm_90a:
+/* 04_wgmma.cu: ours_bf16_wgmma, mma3's layout and prepare hook on warpgroup MMA (wgmma, sm_90a:
  * compute capability 9.0 only). Its kernels are built only when 90 is in -Dcuda-arch (else
- * cnn_wgmma_stub.c: cnn_wgmma_built(), in cnn_tc3.cu, is 0); cnn_supports_bf16_wgmma says once why it is absent. */
+ * wgmma_stub.c: cnn_wgmma_built(), in 03_channels_last.cu, is 0); cnn_supports_bf16_wgmma says once why it is absent. */
 #define CNN_WGMMA_TILES 7
 int cnn_wgmma_built(void);
 int cnn_supports_bf16_wgmma(const cnn_shape *s);
@@ -76,7 +76,7 @@ const char *cnn_tile_name_bf16_wgmma(int tile);
 #define CNN_WGMMA2_TILES 9
 cnn_status cnn_launch_bf16_wgmma2(const cnn_launch_args *a, cudaStream_t st);
 const char *cnn_tile_name_bf16_wgmma2(int tile);
-/* cnn_wgmma_tma.cu (sm_90a, built with cnn_wgmma.cu; else the stub): ours_bf16_wgmma_tma and
+/* 05_wgmma_tma.cu (sm_90a, built with 04_wgmma.cu; else the stub): ours_bf16_wgmma_tma and
  * ours_tf32_wgmma_tma, TMA-fed warp-specialised wgmma with an mbarrier ring. BF16: mma3's workspace
  * (no split-K) and prepare hook; TF32: its own prepare (x, w rounded to TF32, the same layouts in
  * FP32) and workspace. cnn_supports_wgmma_tma: compute capability 9.0 and an sm_90a build. */
@@ -107,10 +107,10 @@ extern const cnn_own_output cnn_nhwc_output_bf16, cnn_nhwc_output_fp16, cnn_nhwc
 /* ours_bf16_wgmma_tma_nhwc's own output: y16 (cnn_bf16_arrays) written channels-last in BF16. */
 extern const cnn_own_output cnn_bf16_y16_nhwc_output;
 cnn_status cnn_launch_bf16_wgmma_tma_nhwc(const cnn_launch_args *a, cudaStream_t st);
-/* ours_{bf16,fp16,tf32}_tma_nhwc (cnn_wgmma_tma.cu): the TMA wgmma kernel on the NHWC peer's own
+/* ours_{bf16,fp16,tf32}_tma_nhwc (05_wgmma_tma.cu): the TMA wgmma kernel on the NHWC peer's own
  * tensors of the type (cnn_nhwc_prepare_*, cnn_nhwc_output_*); tiles: BF16 CNN_TMA_NHWC_TILES
  * (persistent, split-K and cluster ones among them), FP16 CNN_TMA_NHWC_F16_TILES of them
- * (cnn_tile_name_tma_nhwc_f16), TF32 the first CNN_WGMMA_TMA_TILES. Supports (cnn_tc3.cu): the TMA
+ * (cnn_tile_name_tma_nhwc_f16), TF32 the first CNN_WGMMA_TMA_TILES. Supports (03_channels_last.cu): the TMA
  * rows' GPU, M even; TF32 C a multiple of 4. Workspace (cnn_nhwc.cu): the peer's tensors, and for
  * BF16 / FP16 with C not a multiple of 8 the channel-padded copies of x and w the timed call makes. */
 int cnn_supports_tma_nhwc(const cnn_shape *s, cnn_nhwc_type t);

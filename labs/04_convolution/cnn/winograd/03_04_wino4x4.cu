@@ -1,4 +1,4 @@
-/* cnn_winograd4.cu - Lab 04, part 2: Winograd F(4x4, 3x3) for the 3x3 layers (stride 1, pad 1), FP32.
+/* 03_04_wino4x4.cu - Lab 04, part 2: Winograd F(4x4, 3x3) for the 3x3 layers (stride 1, pad 1), FP32.
  *
  * Lesson: a 4x4 block of outputs of a 3x3 filter needs 144 multiplications directly, 36 after the
  * transforms of F(4x4, 3x3) (Lavin and Gray, "Fast Algorithms for Convolutional Neural Networks",
@@ -9,7 +9,7 @@
  * Four kernels per call (all timed; nothing is cached between calls):
  *   wg4_filter  U[xi][c][m] = (G g_mc G^T)[xi], 36 xi, zero-padded to Cp x Mp
  *   wg4_input   V[xi][c][t] = (B^T d_ct B)[xi], zero-padded to Cp x Tp
- *   wg4_gemm    ours_wino2x2_big's GEMM (cnn_winograd_gemm.cuh), 64 m x 64 tiles of one xi at a
+ *   wg4_gemm    ours_wino2x2_big's GEMM (wino_gemm.cuh), 64 m x 64 tiles of one xi at a
  *               time; a block takes the 6 xi of one row i of the 6x6 tile and folds each into
  *               H[i][b] = sum_j A^T[b][j] M[i][j] (4 values per (m, tile): 64 + 16 registers, where
  *               the whole output transform would need 16 outputs per (m, tile), 256 registers for
@@ -23,7 +23,7 @@
  * G = [1/4 0 0; -1/6 -1/6 -1/6; -1/6 1/6 -1/6; 1/24 1/12 1/6; 1/24 -1/12 1/6; 0 0 1],
  * B^T = [4 0 -5 0 1 0; 0 -4 -4 1 1 0; 0 4 -4 -1 1 0; 0 -2 -1 2 1 0; 0 2 -1 -2 1 0; 0 4 0 -5 0 1],
  * A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1] (cross-correlation). */
-#include "cnn_winograd_gemm.cuh"
+#include "wino_gemm.cuh"
 #include "gl_check.h"
 
 #define WG4_XI 36 /* positions of the 6x6 transformed tile */

@@ -1,10 +1,10 @@
-/* cnn_winograd.h - Lab 04, part 2: what the Winograd rungs share (cnn_winograd.cu, cnn_winograd_big.cu,
- * cnn_winograd4.cu): the padded sizes of the workspace and the two transform kernels, and the
+/* winograd.h - Lab 04, part 2: what the Winograd rungs share (01_wino2x2.cu, 02_wino2x2_big.cu,
+ * 03_04_wino4x4.cu): the padded sizes of the workspace and the two transform kernels, and the
  * launchers of the rows. */
 #ifndef CNN_WINOGRAD_H
 #define CNN_WINOGRAD_H
 
-#include "cnn_tc.h"
+#include "tensor_core.h"
 
 typedef struct {
     int N, C, H, W, M;
@@ -19,20 +19,20 @@ wg_dims wg_dims_of(const cnn_shape *s, int c_pad, int m_pad, int t_pad);
 void wg_transforms(const cnn_launch_args *a, const wg_dims *d, float *U, float *V, cudaStream_t st);
 extern "C" {
 #endif
-/* ours_wino2x2_big (cnn_winograd_big.cu): tiles = the xi split (WGB_SPLITS configurations). */
+/* ours_wino2x2_big (02_wino2x2_big.cu): tiles = the xi split (WGB_SPLITS configurations). */
 #define WGB_SPLITS 5
 size_t cnn_workspace_winograd_big(const cnn_shape *s, int tile);
 cnn_status cnn_launch_winograd_big(const cnn_launch_args *a, cudaStream_t st);
 const char *cnn_tile_name_winograd_big(int tile);
 /* cnn_bounds.c: gamma_(C+14)(2^-24) wino_sum: the output transform accumulated one product at a time. */
 double cnn_bound_winograd_acc(const cnn_shape *s, double wino_sum);
-/* ours_wino4x4 (cnn_winograd4.cu): F(4x4, 3x3); tiles = the row split (WG4_SPLITS configurations);
+/* ours_wino4x4 (03_04_wino4x4.cu): F(4x4, 3x3); tiles = the row split (WG4_SPLITS configurations);
  * workspace 36 Cp (Mp + Tp) + parts x 24 Mp Tp floats. */
 #define WG4_SPLITS 3
 size_t cnn_workspace_winograd4(const cnn_shape *s, int tile);
 const char *cnn_tile_name_winograd4(int tile);
 cnn_status cnn_launch_winograd4(const cnn_launch_args *a, cudaStream_t st);
-/* ours_wino4x4_nonfused (cnn_winograd4.cu): the same transforms, 36 GEMMs in 128x128 / 64x128 /
+/* ours_wino4x4_nonfused (03_04_wino4x4.cu): the same transforms, 36 GEMMs in 128x128 / 64x128 /
  * 128x64 block tiles (WG4N_TILES configurations), the 36 products through the workspace
  * (36 (Cp (Mp + Tp) + Mp Tp) floats), the whole output transform after. */
 #define WG4N_TILES 3

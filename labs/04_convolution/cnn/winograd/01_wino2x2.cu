@@ -1,4 +1,4 @@
-/* cnn_winograd.cu - Lab 04, part 2: Winograd F(2x2, 3x3) for the 3x3 layers (stride 1, pad 1), FP32.
+/* 01_wino2x2.cu - Lab 04, part 2: Winograd F(2x2, 3x3) for the 3x3 layers (stride 1, pad 1), FP32.
  *
  * Lesson: a 2x2 block of outputs of a 3x3 filter needs 36 multiplications directly, 16 after the
  * Winograd transforms: y = A^T [ (G g G^T) .* (B^T d B) ] A per channel, summed over channels, where
@@ -16,7 +16,7 @@
  * Transformed filter: G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]; input: B^T = [1 0 -1 0; 0 1 1 0;
  * 0 -1 1 0; 0 1 0 -1]; output: A^T = [1 1 1 0; 0 1 -1 -1] (cross-correlation, as cuDNN and the
  * reference compute). */
-#include "cnn_winograd.h"
+#include "winograd.h"
 #include "gl_check.h"
 
 #define WG_TILE 32    /* output channels (m) and tiles (t) per GEMM block */

@@ -1,4 +1,4 @@
-/* cnn_fast.cu - Lab 04, part 2: the fast rungs of the FP32 direct ladder (after cnn_ours2_6.cu's
+/* 07_08_fast_small.cu - Lab 04, part 2: the fast rungs of the FP32 direct ladder (after 02_06_block_tiles.cu's
  * ours2..ours6). Two kernels, two lessons:
  *
  *   ours7_fast   the same implicit GEMM, Y[M][N*H*W] = W[M][C*R*S] x im2col(X), built for
@@ -15,9 +15,9 @@
  *                One kernel: no workspace, no memset, no atomics, no second pass.
  * Limits: x, w and y each under 2^31 elements (int offsets, cnn_ladder_fits). */
 #include "cnn.h"
-#include "cnn_fast.h"
+#include "fast_rungs.h"
 #include "gl_check.h"
-#include "cnn_pipe.cuh"
+#include "cp_async_pipe.cuh"
 
 #define FBK 16        /* the reduction slice of ours7 */
 #define FSTAGES 3     /* slices in flight: the one multiplied and two being copied */
@@ -101,7 +101,7 @@ template <int BM, int BN, bool VEC_X> struct fast_loader {
     }
 };
 
-/* The lane layout of ours7's multiply (multiply_8xn, cnn_pipe.cuh). Warp (wm, wn) owns a 64 x 32
+/* The lane layout of ours7's multiply (multiply_8xn, cp_async_pipe.cuh). Warp (wm, wn) owns a 64 x 32
  * sub-tile; lane (lm = lane % 8, ln = lane / 8) owns rows lm + 8 i (i = 0..7) and columns
  * ln 4 + 0..3, 16 + ln 4 + 0..3. As is read as float4 along k: the 8 lanes of a quarter-warp read rows r..r+7, 80 bytes apart,
  * which start in banks 0, 20, 8, 28, 16, 4, 24, 12: all 32 banks once, no conflict (rows of 16
@@ -193,7 +193,7 @@ static const struct {
             {"128x64", 128, 64, 1},   {"128x64_splitk2", 128, 64, 2},   {"64x128", 64, 128, 1},
             {"64x64", 64, 64, 1},     {"64x64_splitk4", 64, 64, 4}};
 #define N_FAST (int)(sizeof FAST / sizeof FAST[0])
-static_assert(N_FAST == CNN_OURS7_TILES, "cnn_fast.h's CNN_OURS7_TILES counts the rows of FAST");
+static_assert(N_FAST == CNN_OURS7_TILES, "fast_rungs.h's CNN_OURS7_TILES counts the rows of FAST");
 
 extern "C" const char *cnn_tile_name_ours7(int tile) { return tile >= 0 && tile < N_FAST ? FAST[tile].name : "?"; }
 
@@ -327,7 +327,7 @@ static const struct {
              {"8x8_t64", 8, 8, 64},    {"16x4_t128", 16, 4, 128}, {"4x16_t128", 4, 16, 128}, {"16x4_t64", 16, 4, 64},
              {"16x4_t256", 16, 4, 256}, {"8x4_t512", 8, 4, 512}, {"8x8_t256", 8, 8, 256}};
 #define N_SMALL (int)(sizeof SMALL / sizeof SMALL[0])
-static_assert(N_SMALL == CNN_OURS8_TILES, "cnn_fast.h's CNN_OURS8_TILES counts the rows of SMALL");
+static_assert(N_SMALL == CNN_OURS8_TILES, "fast_rungs.h's CNN_OURS8_TILES counts the rows of SMALL");
 
 extern "C" const char *cnn_tile_name_ours8(int tile) { return tile >= 0 && tile < N_SMALL ? SMALL[tile].name : "?"; }
 

@@ -1,7 +1,7 @@
-/* cnn_wgmma_tma.cu - Lab 04, part 2: ours_bf16_wgmma_tma and ours_tf32_wgmma_tma, the channels-last
+/* 05_wgmma_tma.cu - Lab 04, part 2: ours_bf16_wgmma_tma and ours_tf32_wgmma_tma, the channels-last
  * implicit GEMM fed by the Tensor Memory Accelerator (TMA) and run by a warp-specialised block, the
  * way Hopper's libraries (cuDNN's sm90_xmma_fprop kernels, CUTLASS) build it. sm_90a only (meson:
- * built with cnn_wgmma.cu); the rows run on compute capability 9.0 only.
+ * built with 04_wgmma.cu); the rows run on compute capability 9.0 only.
  *
  * Lesson: in ours_bf16_wgmma every thread computes im2col addresses and issues 16-byte cp.async
  * copies, then waits for its own copies and meets the others at a barrier: the threads that should
@@ -53,16 +53,16 @@
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include "cnn_tc.h"
-#include "cnn_tc3.cuh"
-#include "cnn_tma_ring.cuh" /* tm_geom, the ring's index arithmetic and PTX */
+#include "tensor_core.h"
+#include "channels_last.cuh"
+#include "tma_ring.cuh" /* tm_geom, the ring's index arithmetic and PTX */
 
 typedef __nv_bfloat16 bf16;
 typedef __half f16;
 
 #if TMA_BUILT
-#include "cnn_tc_mma.cuh"
-#include "cnn_wgmma.cuh"
+#include "mma_sync.cuh"
+#include "wgmma.cuh"
 
 /* One k-step (32 bytes of every row) of the warpgroup: BF16 or FP16 k16, TF32 k8 (by the type of y). */
 template <int NR> static __device__ __forceinline__ void tm_mma_of(const bf16 *, float (&d)[NR], unsigned a, unsigned b)
