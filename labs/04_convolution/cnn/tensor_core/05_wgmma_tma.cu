@@ -1,7 +1,9 @@
 /* 05_wgmma_tma.cu - Lab 04, part 2: ours_bf16_wgmma_tma and ours_tf32_wgmma_tma, the channels-last
  * implicit GEMM fed by the Tensor Memory Accelerator (TMA) and run by a warp-specialised block, the
- * way Hopper's libraries (cuDNN's sm90_xmma_fprop kernels, CUTLASS) build it. sm_90a only (meson:
- * built with 04_wgmma.cu); the rows run on compute capability 9.0 only.
+ * way Hopper's libraries (cuDNN's sm90_xmma_fprop kernels, CUTLASS) build it, and the same kernel on
+ * cuDNN NHWC's own tensors (ours_{bf16,fp16,tf32}_tma_nhwc, at the end of this file). sm_90a only
+ * (meson: built with 04_wgmma.cu); the rows run on compute capability 9.0 only. The ring's index
+ * arithmetic and PTX are in tma_ring.cuh.
  *
  * Lesson: in ours_bf16_wgmma every thread computes im2col addresses and issues 16-byte cp.async
  * copies, then waits for its own copies and meets the others at a barrier: the threads that should
@@ -30,7 +32,10 @@
  * GEMM: M = pixels (the box's BH x BW = 128 rows, BW = the power of two >= W, at least 8, at most
  * 128; rows outside the image are computed on zeros and not stored), N = BN output channels (64, 128
  * or 256, autotuned with the stage count), K = R S x Cp in 128-byte chunks (BF16: 64 channels, TF32:
- * 32; a chunk past Cp reads zeros). A block computes one box of one image; no split-K.
+ * 32; a chunk past Cp reads zeros). A block computes one box of one image (the first tiles), or
+ * walks several with one ring (persistent tiles, p...), or shares each w box with the other blocks
+ * of a cluster by TMA multicast (pc...), or splits one box's k-tiles across a cluster and sums the
+ * partial tiles in distributed shared memory (split-K, ks...): see tm_conv.
  * The halo tiles (3 x 3 filters): per tap, x's box is 128 rows of which the next tap down reuses
  * all but BW; one box of BH + 2 rows (BW = 16 at most: taller, so less halo) serves the filter
  * column's 3 taps, tap r being its rows from r BW on (a 1024-byte multiple: BW >= 8), with the 3
