@@ -61,6 +61,7 @@
 #include "tensor_core.h"
 #include "channels_last.cuh"
 #include "tma_ring.cuh" /* tm_geom, the ring's index arithmetic and PTX */
+#include "gl_bulk.cuh"  /* gl_resident_blocks */
 
 typedef __nv_bfloat16 bf16;
 typedef __half f16;
@@ -409,32 +410,28 @@ static tm_geom with_stages(const cnn_shape *s, int elem, int halo, int rows, int
     return g;
 }
 
-static int sm_count(void)
+/* A launch of `grid` blocks of the ring kernel, in clusters of cl (1: no cluster). */
+static cudaLaunchConfig_t tm_config(cudaLaunchAttribute *at, int grid, int cl, size_t smem, cudaStream_t st)
 {
-    static int sms; /* one device per process (the lab's) */
-    if (!sms) {
-        int dev;
-        GL_CHECK(cudaGetDevice(&dev));
-        GL_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    }
-    return sms;
+    cudaLaunchConfig_t cfg = {};
+    at->id = cudaLaunchAttributeClusterDimension;
+    at->val.clusterDim.x = (unsigned)cl, at->val.clusterDim.y = 1, at->val.clusterDim.z = 1;
+    cfg.gridDim = dim3((unsigned)grid), cfg.blockDim = dim3(TM_THREADS), cfg.dynamicSmemBytes = smem, cfg.stream = st;
+    cfg.attrs = at, cfg.numAttrs = cl > 1;
+    return cfg;
 }
 
-/* The grid: a block per box (x CL: one unit per cluster), or (persistent) as many clusters as can
- * run at once (one block per SM x MIN_BLOCKS without clusters), if fewer. */
-template <typename K> static int grid_for(K kernel, int units, int cl, int min_blocks, int persistent, size_t smem)
+/* The grid: a block per box (x CL: one unit per cluster), or (persistent) as many blocks or
+ * clusters as the GPU holds at once (gl_resident_blocks; cudaOccupancyMaxActiveClusters), if fewer. */
+template <typename K> static int grid_for(K kernel, int units, int cl, int persistent, size_t smem)
 {
     if (!persistent) return units * cl;
-    int fit = sm_count() * min_blocks / cl;
+    int fit = 0;
     if (cl > 1) {
-        cudaLaunchConfig_t cfg = {};
         cudaLaunchAttribute at;
-        at.id = cudaLaunchAttributeClusterDimension;
-        at.val.clusterDim.x = (unsigned)cl, at.val.clusterDim.y = 1, at.val.clusterDim.z = 1;
-        cfg.gridDim = dim3((unsigned)(units * cl)), cfg.blockDim = dim3(TM_THREADS), cfg.dynamicSmemBytes = smem;
-        cfg.attrs = &at, cfg.numAttrs = 1;
+        const cudaLaunchConfig_t cfg = tm_config(&at, units * cl, cl, smem, 0);
         GL_CHECK(cudaOccupancyMaxActiveClusters(&fit, kernel, &cfg));
-    }
+    } else fit = gl_resident_blocks((const void *)kernel, TM_THREADS, smem);
     return (fit > 0 && fit < units ? fit : units) * cl;
 }
 
@@ -457,14 +454,9 @@ static cnn_status launch_tm(const cnn_shape *s, int max_stages, const tm_io &io,
     static int ready; /* the opt-in for the largest ring any layer gets */
     tc3_smem_opt_in((const void *)kernel, MIN_BLOCKS > 1 ? 228 * 1024 / 2 - 1024 : 227 * 1024, &ready);
     const size_t smem = tm_smem_bytes(&g, BN);
-    cudaLaunchConfig_t cfg = {};
+    const int grid = KS > 1 ? tm_units(&g, BN, 1) * KS : grid_for(kernel, tm_units(&g, BN, CL), CL, io.persistent, smem);
     cudaLaunchAttribute at;
-    at.id = cudaLaunchAttributeClusterDimension;
-    at.val.clusterDim.x = CL * KS, at.val.clusterDim.y = 1, at.val.clusterDim.z = 1;
-    cfg.gridDim = dim3((unsigned)(KS > 1 ? tm_units(&g, BN, 1) * KS
-                                         : grid_for(kernel, tm_units(&g, BN, CL), CL, MIN_BLOCKS, io.persistent, smem)));
-    cfg.blockDim = dim3(TM_THREADS), cfg.dynamicSmemBytes = smem, cfg.stream = st;
-    cfg.attrs = &at, cfg.numAttrs = CL * KS > 1;
+    const cudaLaunchConfig_t cfg = tm_config(&at, grid, CL * KS, smem, st);
     GL_CHECK(cudaLaunchKernelEx(&cfg, kernel, xmap, wmap, y, g));
     return CNN_OK;
 }
