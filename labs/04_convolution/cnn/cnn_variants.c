@@ -224,21 +224,22 @@ static const cnn_variant_row ROWS[] = {
     {.name = "ours_bf16_tma_nhwc",
      .lesson = "the TMA wgmma kernel on cudnn_bf16_nhwc's own tensors (x NHWC without a border: TMA's zero fill "
                 "is the padding; y NHWC BF16), with persistent tiles (the producer loads the next box while the "
-                "consumers store y) and split-K across a cluster for the layers under one wave",
+                "consumers store y), split-K across a cluster for the layers under one wave, and ping-pong consumer "
+                "warpgroups (one's MMAs while the other stores y)",
      .cls = CNN_BF16, .role = CNN_ROLE_OURS, .launch = cnn_launch_bf16_tma_nhwc,
      .workspace = cnn_workspace_tma_nhwc_bf16, .supports = cnn_supports_tma_nhwc_bf16, .tiles = CNN_TMA_NHWC_TILES,
      .tile_name = cnn_tile_name_wgmma_tma, .prepare = cnn_nhwc_prepare_bf16, .own_output = &cnn_nhwc_output_bf16},
     {.name = "ours_fp16_tma_nhwc",
-     .lesson = "ours_bf16_tma_nhwc on FP16 (its kernel, a few of its tiles) against cudnn_fp16_nhwc's own tensors",
+     .lesson = "ours_bf16_tma_nhwc on FP16 (its kernel, eight of its tiles) against cudnn_fp16_nhwc's own tensors",
      .cls = CNN_FP16, .role = CNN_ROLE_OURS, .launch = cnn_launch_fp16_tma_nhwc,
-     .workspace = cnn_workspace_tma_nhwc_fp16, .supports = cnn_supports_tma_nhwc_fp16, .tiles = CNN_TMA_NHWC_F16_TILES,
-     .tile_name = cnn_tile_name_tma_nhwc_f16, .prepare = cnn_nhwc_prepare_fp16, .own_output = &cnn_nhwc_output_fp16},
+     .workspace = cnn_workspace_tma_nhwc_fp16, .supports = cnn_supports_tma_nhwc_fp16, .tiles = CNN_TMA_NHWC_SUB_TILES,
+     .tile_name = cnn_tile_name_tma_nhwc_sub, .prepare = cnn_nhwc_prepare_fp16, .own_output = &cnn_nhwc_output_fp16},
     {.name = "ours_tf32_tma_nhwc",
      .lesson = "the kernel on TF32 against cudnn_tf32_nhwc's own tensors: raw FP32 x and w, which wgmma truncates "
                 "to TF32 (the truncation bound, as cuDNN's)",
      .cls = CNN_TF32, .role = CNN_ROLE_OURS, .launch = cnn_launch_tf32_tma_nhwc, .bound = cnn_bound_tf32_any,
-     .workspace = cnn_workspace_tma_nhwc_tf32, .supports = cnn_supports_tma_nhwc_tf32, .tiles = CNN_WGMMA_TMA_TILES,
-     .tile_name = cnn_tile_name_wgmma_tma, .prepare = cnn_nhwc_prepare_tf32, .own_output = &cnn_nhwc_output_tf32},
+     .workspace = cnn_workspace_tma_nhwc_tf32, .supports = cnn_supports_tma_nhwc_tf32, .tiles = CNN_TMA_NHWC_SUB_TILES,
+     .tile_name = cnn_tile_name_tma_nhwc_sub, .prepare = cnn_nhwc_prepare_tf32, .own_output = &cnn_nhwc_output_tf32},
     {.name = "ours_tf32_wgmma_tma_t",
      .lesson = "ours_tf32_wgmma_tma with x's NCHW->NHWC change and TF32 rounding inside the timing (w's "
                 "untimed), like for like with cudnn_tf32",

@@ -246,8 +246,11 @@ static __device__ __forceinline__ void tm_reduce(const tm_geom &g, unsigned base
  * tile is built for; RT: taps per k-tile (1, or 3 for the halo tiles of 3 x 3 filters); CL: blocks
  * per cluster sharing each w box by multicast (grid: a multiple of CL; the cluster walks units);
  * KS: split-K, the blocks of a cluster of KS each run a share of one box's k-tiles and sum their
- * partial tiles through distributed shared memory (grid: one cluster per box, not persistent). */
-template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT, int CL, int KS>
+ * partial tiles through distributed shared memory (grid: one cluster per box, not persistent); PP:
+ * ping-pong, each consumer warpgroup a whole box of 64 WM rows, the two taking the block's boxes in
+ * turn: while one stores its y the other's MMAs keep the tensor cores busy (CUTLASS's "pingpong"
+ * schedule; the ring is shared in order, so the two mainloops follow each other). */
+template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT, int CL, int KS, bool PP>
 static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
     tm_conv(const __grid_constant__ CUtensorMap xmap, const __grid_constant__ CUtensorMap wmap, T *y, tm_geom g)
 {
@@ -256,6 +259,7 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
     const unsigned base = tm_align1024(smem_u32(tm_shared));
     const unsigned full = base + g.stages * tm_stage_bytes(&g, BN), empty = full + 8 * g.stages;
     static_assert(CL == 1 || KS == 1, "a cluster either shares w or splits K");
+    static_assert(!PP || (CL == 1 && KS == 1), "ping-pong: one block, whole boxes");
     const int tid = threadIdx.x, wg = tid / 128, units = tm_units(&g, BN, CL);
     const unsigned rank = CL * KS > 1 ? cluster_rank() : 0;
     const int k_lo = KS > 1 ? (int)rank * g.nk / KS : 0, k_hi = KS > 1 ? ((int)rank + 1) * g.nk / KS : g.nk;
@@ -263,7 +267,8 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
     if (tid == 0) {
         for (int s = 0; s < g.stages; s++) {
             bar_init(full + 8 * s, 1);                       /* the producer's arrive_expect_tx (+ the bytes) */
-            bar_init(empty + 8 * s, TM_CONSUMER_WARPS * CL); /* one arrival per consumer warp of the cluster */
+            /* one arrival per consumer warp of the cluster that reads the stage (ping-pong: one warpgroup's) */
+            bar_init(empty + 8 * s, (PP ? TM_CONSUMER_WARPS / 2 : TM_CONSUMER_WARPS) * CL);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); /* ... visible to the TMA engine */
     }
@@ -279,9 +284,11 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
         }
     } else {
         if (SPLIT_REGS) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-        for (int u = blockIdx.x / (CL * KS), q = 0; u < units; u += gridDim.x / (CL * KS), q += k_hi - k_lo)
-            tm_consume<T, BN, WM, RT, CL, KS>(g, base, full, empty, y, tm_unit_block(&g, BN, CL, u, box_rank), q, wg - 1,
-                                              tid % 128, k_lo, k_hi);
+        /* ping-pong: consumer warpgroup c takes every other box of the block (c, c + 2, ...), all its rows */
+        for (int u = blockIdx.x / (CL * KS), q = 0, j = 0; u < units; u += gridDim.x / (CL * KS), q += k_hi - k_lo, j++)
+            if (!PP || j % 2 == wg - 1)
+                tm_consume<T, BN, WM, RT, CL, KS>(g, base, full, empty, y, tm_unit_block(&g, BN, CL, u, box_rank), q,
+                                                  PP ? 0 : wg - 1, tid % 128, k_lo, k_hi);
     }
     if (KS > 1) { /* one box per cluster (tm_unit_block with cl = 1: every rank the same block) */
         cluster_sync(); /* every rank's partial tile is in its shared memory */
@@ -298,13 +305,14 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
  * (a grid of one block per SM, MIN_BLOCKS per SM for 2blk, each walking several boxes); pcN: and
  * clusters of N blocks sharing each w box by TMA multicast (each loads 1 / N of it: BN / N rows,
  * at least 8 for the swizzle's 1024-byte pattern); ksN: split-K over clusters of N blocks (one
- * box per cluster, each block a share of its k-tiles, the partial tiles summed on chip). The rows
+ * box per cluster, each block a share of its k-tiles, the partial tiles summed on chip); pp:
+ * persistent ping-pong (each consumer warpgroup a whole 128-row box, the two in turn). The rows
  * on mma3's arrays try the first CNN_WGMMA_TMA_TILES, ours_bf16_tma_nhwc all of them. */
 static const char *const TM_TILE_NAMES[CNN_TMA_NHWC_TILES] = {
     "128x64_4st_2blk", "128x64_9st", "128x128_7st", "128x256_4st", "halo_128x64", "halo_128x128",
     "p128x128_7st",    "p_halo_128x128", "p256x128_4st", "p_halo_256x64", "p128x256_4st", "p128x64_4st_2blk",
     "pc2_halo_128x128", "pc8_128x128_7st", "p_halo_256x128", "ks2_128x64", "ks4_128x64", "ks8_128x64",
-    "ks2_halo_128x64", "ks4_halo_128x64"};
+    "ks2_halo_128x64", "ks4_halo_128x64", "pp_halo_128x128", "pp128x128_7st"};
 
 extern "C" const char *cnn_tile_name_wgmma_tma(int tile)
 {
@@ -437,20 +445,20 @@ template <typename K> static int grid_for(K kernel, int units, int cl, int persi
 
 /* One tile: RT > 1 (the halo) where the filter has RT rows and 2 stages fit, else one box per tap;
  * KS > 1 (split-K) where the layer has KS k-tiles and the ring holds a partial tile, else none. */
-template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT, int CL = 1, int KS = 1>
+template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT, int CL = 1, int KS = 1, bool PP = false>
 static cnn_status launch_tm(const cnn_shape *s, int max_stages, const tm_io &io, T *y, cudaStream_t st)
 {
-    tm_geom g = with_stages(s, (int)sizeof(T), RT > 1, 128 * WM, io.bordered, BN, max_stages, MIN_BLOCKS);
+    tm_geom g = with_stages(s, (int)sizeof(T), RT > 1, (PP ? 64 : 128) * WM, io.bordered, BN, max_stages, MIN_BLOCKS);
     g.nhwc_out = io.nhwc_out;
     if (RT > 1 && (g.rt != RT || g.stages < 2))
-        return launch_tm<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, 1, CL, KS>(s, max_stages, io, y, st);
+        return launch_tm<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, 1, CL, KS, PP>(s, max_stages, io, y, st);
     CUtensorMap xmap, wmap;
     if (g.rt != RT || !encode_maps(g, BN, CL, io.type, (int)sizeof(T), io.x, io.w, &xmap, &wmap))
         return CNN_ERR_VARIANT;
     /* split-K: the partial tile must fit in the ring and each rank have a k-tile, else no split */
     if (KS > 1 && (g.stages * tm_stage_bytes(&g, BN) < tm_partial_addr(0, BN, 128 * WM, 0) || g.nk < KS))
         return launch_tm<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT, CL, 1>(s, max_stages, io, y, st);
-    const auto kernel = tm_conv<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT, CL, KS>;
+    const auto kernel = tm_conv<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT, CL, KS, PP>;
     static int ready; /* the opt-in for the largest ring any layer gets */
     tc3_smem_opt_in((const void *)kernel, MIN_BLOCKS > 1 ? 228 * 1024 / 2 - 1024 : 227 * 1024, &ready);
     const size_t smem = tm_smem_bytes(&g, BN);
@@ -489,6 +497,8 @@ static cnn_status launch_tile(const cnn_shape *s, int tile, tm_io io, T *y, cuda
         case 17: return launch_tm<T, 64, 1, 1, true, 1, 1, 8>(s, 9, io, y, st);
         case 18: return launch_tm<T, 64, 1, 1, true, 3, 1, 2>(s, 8, io, y, st);
         case 19: return launch_tm<T, 64, 1, 1, true, 3, 1, 4>(s, 8, io, y, st);
+        case 20: return launch_tm<T, 128, 2, 1, true, 3, 1, 1, true>(s, 8, io, y, st);
+        case 21: return launch_tm<T, 128, 2, 1, true, 1, 1, 1, true>(s, 7, io, y, st);
         }
     return CNN_ERR_VARIANT;
 }
@@ -554,25 +564,28 @@ extern "C" cnn_status cnn_launch_tf32_wgmma_tma_t(const cnn_launch_args *a, cuda
     return tf32_forward(a, 1, st);
 }
 
-/* FP16's tiles: those BF16's autotuner chose on some layer of the H200 run (cnn/README.md), so the
- * FP16 kernels compiled stay few; ours_fp16_tma_nhwc's tile t is the table's TM_F16_TILES[t]. */
-static const int TM_F16_TILES[CNN_TMA_NHWC_F16_TILES] = {4, 7, 8, 11, 17, 19};
+/* FP16's and TF32's tiles: those BF16's autotuner chose on some layer of the H200 run (cnn/README.md)
+ * and the ping-pong ones, so the kernels compiled stay few; tile t of ours_fp16_tma_nhwc and
+ * ours_tf32_tma_nhwc is the table's TM_SUB_TILES[t]. */
+static const int TM_SUB_TILES[CNN_TMA_NHWC_SUB_TILES] = {4, 7, 8, 11, 17, 19, 20, 21};
 
-extern "C" const char *cnn_tile_name_tma_nhwc_f16(int tile)
+extern "C" const char *cnn_tile_name_tma_nhwc_sub(int tile)
 {
-    return tile >= 0 && tile < CNN_TMA_NHWC_F16_TILES ? TM_TILE_NAMES[TM_F16_TILES[tile]] : "?";
+    return tile >= 0 && tile < CNN_TMA_NHWC_SUB_TILES ? TM_TILE_NAMES[TM_SUB_TILES[tile]] : "?";
 }
 
-static cnn_status launch_tile_f16(const cnn_shape *s, int tile, tm_io io, f16 *y, cudaStream_t st)
+template <typename T> static cnn_status launch_sub_tile(const cnn_shape *s, int tile, tm_io io, T *y, cudaStream_t st)
 {
     io.persistent = 1;
-    switch (tile) {
-    case 4: io.persistent = 0; return launch_tm<f16, 64, 1, 1, true, 3>(s, 8, io, y, st);
-    case 7: return launch_tm<f16, 128, 1, 1, true, 3>(s, 8, io, y, st);
-    case 8: return launch_tm<f16, 128, 2, 1, true, 1>(s, 4, io, y, st);
-    case 11: return launch_tm<f16, 64, 1, 2, false, 1>(s, 4, io, y, st);
-    case 17: return launch_tm<f16, 64, 1, 1, true, 1, 1, 8>(s, 9, io, y, st);
-    case 19: return launch_tm<f16, 64, 1, 1, true, 3, 1, 4>(s, 8, io, y, st);
+    switch (TM_SUB_TILES[tile]) {
+    case 4: io.persistent = 0; return launch_tm<T, 64, 1, 1, true, 3>(s, 8, io, y, st);
+    case 7: return launch_tm<T, 128, 1, 1, true, 3>(s, 8, io, y, st);
+    case 8: return launch_tm<T, 128, 2, 1, true, 1>(s, 4, io, y, st);
+    case 11: return launch_tm<T, 64, 1, 2, false, 1>(s, 4, io, y, st);
+    case 17: return launch_tm<T, 64, 1, 1, true, 1, 1, 8>(s, 9, io, y, st);
+    case 19: return launch_tm<T, 64, 1, 1, true, 3, 1, 4>(s, 8, io, y, st);
+    case 20: return launch_tm<T, 128, 2, 1, true, 3, 1, 1, true>(s, 8, io, y, st);
+    case 21: return launch_tm<T, 128, 2, 1, true, 1, 1, 1, true>(s, 7, io, y, st);
     default: return CNN_ERR_VARIANT;
     }
 }
@@ -586,8 +599,7 @@ static cnn_status launch_tile_f16(const cnn_shape *s, int tile, tm_io io, f16 *y
  * row's bound is cnn_bound_tf32_any), C a multiple of 4 (cnn_supports_tma_nhwc). */
 static cnn_status nhwc_forward(const cnn_launch_args *a, cnn_nhwc_type t, cudaStream_t st)
 {
-    const int tiles = t == CNN_NHWC_BF16 ? CNN_TMA_NHWC_TILES : t == CNN_NHWC_F16 ? CNN_TMA_NHWC_F16_TILES
-                                                                                    : CNN_WGMMA_TMA_TILES;
+    const int tiles = t == CNN_NHWC_BF16 ? CNN_TMA_NHWC_TILES : CNN_TMA_NHWC_SUB_TILES;
     if (!cnn_supports_tma_nhwc(&a->s, t) || a->tile < 0 || a->tile >= tiles) return CNN_ERR_VARIANT;
     if (cnn_check(&a->s) != CNN_OK || a->workspace_bytes < cnn_workspace_tma_nhwc(&a->s, t)) return CNN_ERR_SHAPE;
     void *x, *w, *y;
@@ -600,9 +612,9 @@ static cnn_status nhwc_forward(const cnn_launch_args *a, cnn_nhwc_type t, cudaSt
         x = xp, w = wp, s.C = (s.C + 7) / 8 * 8; /* the zero channels add nothing */
     }
     if (t == CNN_NHWC_F16)
-        return launch_tile_f16(&s, TM_F16_TILES[a->tile], {CU_TENSOR_MAP_DATA_TYPE_FLOAT16, x, w, 0, 1, 0}, (f16 *)y, st);
+        return launch_sub_tile<f16>(&s, a->tile, {CU_TENSOR_MAP_DATA_TYPE_FLOAT16, x, w, 0, 1, 0}, (f16 *)y, st);
     if (t == CNN_NHWC_F32)
-        return launch_tile<float>(&s, a->tile, {CU_TENSOR_MAP_DATA_TYPE_FLOAT32, x, w, 0, 1, 0}, (float *)y, st);
+        return launch_sub_tile<float>(&s, a->tile, {CU_TENSOR_MAP_DATA_TYPE_FLOAT32, x, w, 0, 1, 0}, (float *)y, st);
     return launch_tile<bf16>(&s, a->tile, {CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, x, w, 0, 1, 0}, (bf16 *)y, st);
 }
 

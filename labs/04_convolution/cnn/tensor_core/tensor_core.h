@@ -81,8 +81,8 @@ const char *cnn_tile_name_bf16_wgmma2(int tile);
  * (no split-K) and prepare hook; TF32: its own prepare (x, w rounded to TF32, the same layouts in
  * FP32) and workspace. cnn_supports_wgmma_tma: compute capability 9.0 and an sm_90a build. */
 #define CNN_WGMMA_TMA_TILES 6
-#define CNN_TMA_NHWC_TILES 20
-#define CNN_TMA_NHWC_F16_TILES 6
+#define CNN_TMA_NHWC_TILES 22
+#define CNN_TMA_NHWC_SUB_TILES 8
 int cnn_supports_wgmma_tma(const cnn_shape *s);
 const char *cnn_tile_name_wgmma_tma(int tile);
 size_t cnn_workspace_bf16_wgmma_tma(const cnn_shape *s, int tile);
@@ -109,8 +109,8 @@ extern const cnn_own_output cnn_bf16_y16_nhwc_output;
 cnn_status cnn_launch_bf16_wgmma_tma_nhwc(const cnn_launch_args *a, cudaStream_t st);
 /* ours_{bf16,fp16,tf32}_tma_nhwc (05_wgmma_tma.cu): the TMA wgmma kernel on the NHWC peer's own
  * tensors of the type (cnn_nhwc_prepare_*, cnn_nhwc_output_*); tiles: BF16 CNN_TMA_NHWC_TILES
- * (persistent, split-K and cluster ones among them), FP16 CNN_TMA_NHWC_F16_TILES of them
- * (cnn_tile_name_tma_nhwc_f16), TF32 the first CNN_WGMMA_TMA_TILES. Supports (03_channels_last.cu): the TMA
+ * (persistent, split-K, cluster and ping-pong ones among them), FP16 and TF32 CNN_TMA_NHWC_SUB_TILES
+ * of them (cnn_tile_name_tma_nhwc_sub). Supports (03_channels_last.cu): the TMA
  * rows' GPU, M even; TF32 C a multiple of 4. Workspace (cnn_nhwc.cu): the peer's tensors, and for
  * BF16 / FP16 with C not a multiple of 8 the channel-padded copies of x and w the timed call makes. */
 int cnn_supports_tma_nhwc(const cnn_shape *s, cnn_nhwc_type t);
@@ -120,7 +120,7 @@ int cnn_supports_tma_nhwc_tf32(const cnn_shape *s);
 cnn_status cnn_launch_bf16_tma_nhwc(const cnn_launch_args *a, cudaStream_t st);
 cnn_status cnn_launch_fp16_tma_nhwc(const cnn_launch_args *a, cudaStream_t st);
 cnn_status cnn_launch_tf32_tma_nhwc(const cnn_launch_args *a, cudaStream_t st);
-const char *cnn_tile_name_tma_nhwc_f16(int tile);
+const char *cnn_tile_name_tma_nhwc_sub(int tile);
 size_t cnn_workspace_tma_nhwc(const cnn_shape *s, cnn_nhwc_type t);
 size_t cnn_workspace_tma_nhwc_bf16(const cnn_shape *s, int tile);
 size_t cnn_workspace_tma_nhwc_fp16(const cnn_shape *s, int tile);

@@ -16,7 +16,7 @@ cnn_status cnn_launch_tf32_wgmma_tma(const cnn_launch_args *a, cudaStream_t st) 
 cnn_status cnn_launch_bf16_tma_nhwc(const cnn_launch_args *a, cudaStream_t st) { return cnn_launch_bf16_wgmma(a, st); }
 cnn_status cnn_launch_fp16_tma_nhwc(const cnn_launch_args *a, cudaStream_t st) { return cnn_launch_bf16_wgmma(a, st); }
 cnn_status cnn_launch_tf32_tma_nhwc(const cnn_launch_args *a, cudaStream_t st) { return cnn_launch_bf16_wgmma(a, st); }
-const char *cnn_tile_name_tma_nhwc_f16(int tile) { return cnn_tile_name_wgmma_tma(tile); }
+const char *cnn_tile_name_tma_nhwc_sub(int tile) { return cnn_tile_name_wgmma_tma(tile); }
 cnn_status cnn_launch_bf16_wgmma_tma_t(const cnn_launch_args *a, cudaStream_t st) { return cnn_launch_bf16_wgmma(a, st); }
 cnn_status cnn_launch_bf16_wgmma_tma_nhwc(const cnn_launch_args *a, cudaStream_t st) { return cnn_launch_bf16_wgmma(a, st); }
 cnn_status cnn_launch_tf32_wgmma_tma_t(const cnn_launch_args *a, cudaStream_t st) { return cnn_launch_bf16_wgmma(a, st); }
