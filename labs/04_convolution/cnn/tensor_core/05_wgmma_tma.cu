@@ -149,15 +149,30 @@ template <int CL> static __device__ __forceinline__ void tm_release(unsigned bar
         for (unsigned r = 0; r < CL; r++) bar_arrive_at(bar, r);
 }
 
-template <typename T, int BN, int WM, int RT, int CL, int KS>
+/* Ping-pong's turn-taking: box j's mainloop starts once box j - 1's (the other warpgroup's) has seen all
+ * its k-tiles land. Without it a warpgroup that skipped the other's tiles could wait on a stage's
+ * full barrier while that stage still holds the other's tile: a parity wait tells a phase only from
+ * its neighbours, and the phase two back has the same parity. Named barriers 2 and 3 (1 is
+ * consumers_sync), 256 threads: 128 arrive, 128 wait. */
+static __device__ __forceinline__ void pp_wait_turn(int j)
+{
+    if (j > 0) asm volatile("bar.sync %0, 256;\n" ::"r"(2 + (j - 1) % 2) : "memory");
+}
+static __device__ __forceinline__ void pp_pass_turn(int j, bool next)
+{
+    if (next) asm volatile("bar.arrive %0, 256;\n" ::"r"(2 + j % 2) : "memory");
+}
+
+template <typename T, int BN, int WM, int RT, int CL, int KS, bool PP>
 static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned base, unsigned full, unsigned empty, T *y,
-                                                  int b, int q, int cw, int t, int k_lo, int k_hi)
+                                                  int b, int q, int cw, int t, int k_lo, int k_hi, int j, bool next)
 {
     float d[WM][BN / 2];
 #pragma unroll
     for (int mi = 0; mi < WM; mi++)
 #pragma unroll
         for (int i = 0; i < BN / 2; i++) d[mi][i] = 0.0f;
+    if (PP) pp_wait_turn(j);
     for (int i = k_lo; i < k_hi; i++) {
         const int k = q + i - k_lo, st = tm_stage(k, g.stages);
         bar_wait(full + 8 * st, tm_parity(k, g.stages)); /* tile k's bytes have landed */
@@ -175,6 +190,7 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
         wg_commit_and_wait<1>(); /* tile k - 1's group has retired: its stage goes back to the producer */
         if (i > k_lo && t % 32 == 0) tm_release<CL>(empty + 8 * tm_stage(k - 1, g.stages));
     }
+    if (PP) pp_pass_turn(j, next);
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     if (k_hi > k_lo && t % 32 == 0) /* the box's last tile */
         tm_release<CL>(empty + 8 * tm_stage(q + k_hi - k_lo - 1, g.stages));
@@ -285,10 +301,11 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
     } else {
         if (SPLIT_REGS) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
         /* ping-pong: consumer warpgroup c takes every other box of the block (c, c + 2, ...), all its rows */
-        for (int u = blockIdx.x / (CL * KS), q = 0, j = 0; u < units; u += gridDim.x / (CL * KS), q += k_hi - k_lo, j++)
+        const int stride = gridDim.x / (CL * KS);
+        for (int u = blockIdx.x / (CL * KS), q = 0, j = 0; u < units; u += stride, q += k_hi - k_lo, j++)
             if (!PP || j % 2 == wg - 1)
-                tm_consume<T, BN, WM, RT, CL, KS>(g, base, full, empty, y, tm_unit_block(&g, BN, CL, u, box_rank), q,
-                                                  PP ? 0 : wg - 1, tid % 128, k_lo, k_hi);
+                tm_consume<T, BN, WM, RT, CL, KS, PP>(g, base, full, empty, y, tm_unit_block(&g, BN, CL, u, box_rank), q,
+                                                      PP ? 0 : wg - 1, tid % 128, k_lo, k_hi, j, u + stride < units);
     }
     if (KS > 1) { /* one box per cluster (tm_unit_block with cl = 1: every rank the same block) */
         cluster_sync(); /* every rank's partial tile is in its shared memory */
