@@ -61,7 +61,6 @@
 #include "tensor_core.h"
 #include "channels_last.cuh"
 #include "tma_ring.cuh" /* tm_geom, the ring's index arithmetic and PTX */
-#include "gl_bulk.cuh"  /* gl_resident_blocks */
 
 typedef __nv_bfloat16 bf16;
 typedef __half f16;
@@ -447,7 +446,7 @@ static cudaLaunchConfig_t tm_config(cudaLaunchAttribute *at, int grid, int cl, s
 }
 
 /* The grid: a block per box (x CL: one unit per cluster), or (persistent) as many blocks or
- * clusters as the GPU holds at once (gl_resident_blocks; cudaOccupancyMaxActiveClusters), if fewer. */
+ * clusters as the run's SMs hold at once (cudaOccupancyMaxActiveClusters for clusters), if fewer. */
 template <typename K> static int grid_for(K kernel, int units, int cl, int persistent, size_t smem)
 {
     if (!persistent) return units * cl;
@@ -456,7 +455,11 @@ template <typename K> static int grid_for(K kernel, int units, int cl, int persi
         cudaLaunchAttribute at;
         const cudaLaunchConfig_t cfg = tm_config(&at, units * cl, cl, smem, 0);
         GL_CHECK(cudaOccupancyMaxActiveClusters(&fit, kernel, &cfg));
-    } else fit = gl_resident_blocks((const void *)kernel, TM_THREADS, smem);
+    } else { /* the SMs this run's kernels get (cnn_sms: --sms's green context, else the GPU's) */
+        int per_sm = 0;
+        GL_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, TM_THREADS, smem));
+        fit = cnn_sms() * per_sm;
+    }
     return (fit > 0 && fit < units ? fit : units) * cl;
 }
 
