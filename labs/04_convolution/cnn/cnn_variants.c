@@ -230,7 +230,7 @@ static const cnn_variant_row ROWS[] = {
      .workspace = cnn_workspace_tma_nhwc_bf16, .supports = cnn_supports_tma_nhwc_bf16, .tiles = CNN_TMA_NHWC_TILES,
      .tile_name = cnn_tile_name_wgmma_tma, .prepare = cnn_nhwc_prepare_bf16, .own_output = &cnn_nhwc_output_bf16},
     {.name = "ours_fp16_tma_nhwc",
-     .lesson = "ours_bf16_tma_nhwc on FP16 (its kernel, eight of its tiles) against cudnn_fp16_nhwc's own tensors",
+     .lesson = "ours_bf16_tma_nhwc on FP16 (its kernel, ten of its tiles) against cudnn_fp16_nhwc's own tensors",
      .cls = CNN_FP16, .role = CNN_ROLE_OURS, .launch = cnn_launch_fp16_tma_nhwc,
      .workspace = cnn_workspace_tma_nhwc_fp16, .supports = cnn_supports_tma_nhwc_fp16, .tiles = CNN_TMA_NHWC_SUB_TILES,
      .tile_name = cnn_tile_name_tma_nhwc_sub, .prepare = cnn_nhwc_prepare_fp16, .own_output = &cnn_nhwc_output_fp16},

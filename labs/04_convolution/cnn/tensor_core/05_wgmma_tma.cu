@@ -328,7 +328,7 @@ static const char *const TM_TILE_NAMES[CNN_TMA_NHWC_TILES] = {
     "128x64_4st_2blk", "128x64_9st", "128x128_7st", "128x256_4st", "halo_128x64", "halo_128x128",
     "p128x128_7st",    "p_halo_128x128", "p256x128_4st", "p_halo_256x64", "p128x256_4st", "p128x64_4st_2blk",
     "pc2_halo_128x128", "pc8_128x128_7st", "p_halo_256x128", "ks2_128x64", "ks4_128x64", "ks8_128x64",
-    "ks2_halo_128x64", "ks4_halo_128x64", "pp_halo_128x128", "pp128x128_7st"};
+    "ks2_halo_128x64", "ks4_halo_128x64", "pp_halo_128x128", "pp128x128_7st", "ks2_halo_128x128", "ks2_128x128_7st"};
 
 extern "C" const char *cnn_tile_name_wgmma_tma(int tile)
 {
@@ -519,6 +519,8 @@ static cnn_status launch_tile(const cnn_shape *s, int tile, tm_io io, T *y, cuda
         case 19: return launch_tm<T, 64, 1, 1, true, 3, 1, 4>(s, 8, io, y, st);
         case 20: return launch_tm<T, 128, 2, 1, true, 3, 1, 1, true>(s, 8, io, y, st);
         case 21: return launch_tm<T, 128, 2, 1, true, 1, 1, 1, true>(s, 7, io, y, st);
+        case 22: return launch_tm<T, 128, 1, 1, true, 3, 1, 2>(s, 8, io, y, st);
+        case 23: return launch_tm<T, 128, 1, 1, true, 1, 1, 2>(s, 7, io, y, st);
         }
     return CNN_ERR_VARIANT;
 }
@@ -587,7 +589,7 @@ extern "C" cnn_status cnn_launch_tf32_wgmma_tma_t(const cnn_launch_args *a, cuda
 /* FP16's and TF32's tiles: those BF16's autotuner chose on some layer of the H200 run (cnn/README.md)
  * and the ping-pong ones, so the kernels compiled stay few; tile t of ours_fp16_tma_nhwc and
  * ours_tf32_tma_nhwc is the table's TM_SUB_TILES[t]. */
-static const int TM_SUB_TILES[CNN_TMA_NHWC_SUB_TILES] = {4, 7, 8, 11, 17, 19, 20, 21};
+static const int TM_SUB_TILES[CNN_TMA_NHWC_SUB_TILES] = {4, 7, 8, 11, 17, 19, 20, 21, 22, 23};
 
 extern "C" const char *cnn_tile_name_tma_nhwc_sub(int tile)
 {
@@ -606,6 +608,8 @@ template <typename T> static cnn_status launch_sub_tile(const cnn_shape *s, int 
     case 19: return launch_tm<T, 64, 1, 1, true, 3, 1, 4>(s, 8, io, y, st);
     case 20: return launch_tm<T, 128, 2, 1, true, 3, 1, 1, true>(s, 8, io, y, st);
     case 21: return launch_tm<T, 128, 2, 1, true, 1, 1, 1, true>(s, 7, io, y, st);
+    case 22: return launch_tm<T, 128, 1, 1, true, 3, 1, 2>(s, 8, io, y, st);
+    case 23: return launch_tm<T, 128, 1, 1, true, 1, 1, 2>(s, 7, io, y, st);
     default: return CNN_ERR_VARIANT;
     }
 }
