@@ -274,7 +274,7 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
     const unsigned base = tm_align1024(smem_u32(tm_shared));
     const unsigned full = base + g.stages * tm_stage_bytes(&g, BN), empty = full + 8 * g.stages;
     static_assert(CL == 1 || KS == 1, "a cluster either shares w or splits K");
-    static_assert(!PP || (CL == 1 && KS == 1), "ping-pong: one block, whole boxes");
+    static_assert(!PP || KS == 1, "ping-pong: whole boxes");
     const int tid = threadIdx.x, wg = tid / 128, units = tm_units(&g, BN, CL);
     const unsigned rank = CL * KS > 1 ? cluster_rank() : 0;
     const int k_lo = KS > 1 ? (int)rank * g.nk / KS : 0, k_hi = KS > 1 ? ((int)rank + 1) * g.nk / KS : g.nk;
@@ -328,7 +328,7 @@ static const char *const TM_TILE_NAMES[CNN_TMA_NHWC_TILES] = {
     "128x64_4st_2blk", "128x64_9st", "128x128_7st", "128x256_4st", "halo_128x64", "halo_128x128",
     "p128x128_7st",    "p_halo_128x128", "p256x128_4st", "p_halo_256x64", "p128x256_4st", "p128x64_4st_2blk",
     "pc2_halo_128x128", "pc8_128x128_7st", "p_halo_256x128", "ks2_128x64", "ks4_128x64", "ks8_128x64",
-    "ks2_halo_128x64", "ks4_halo_128x64", "pp_halo_128x128", "pp128x128_7st", "ks2_halo_128x128", "ks2_128x128_7st"};
+    "ks2_halo_128x64", "ks4_halo_128x64", "pp_halo_128x128", "pp128x128_7st", "ks2_halo_128x128", "ks2_128x128_7st", "ppc2_halo_128x128"};
 
 extern "C" const char *cnn_tile_name_wgmma_tma(int tile)
 {
@@ -521,6 +521,7 @@ static cnn_status launch_tile(const cnn_shape *s, int tile, tm_io io, T *y, cuda
         case 21: return launch_tm<T, 128, 2, 1, true, 1, 1, 1, true>(s, 7, io, y, st);
         case 22: return launch_tm<T, 128, 1, 1, true, 3, 1, 2>(s, 8, io, y, st);
         case 23: return launch_tm<T, 128, 1, 1, true, 1, 1, 2>(s, 7, io, y, st);
+        case 24: return launch_tm<T, 128, 2, 1, true, 3, 2, 1, true>(s, 8, io, y, st);
         }
     return CNN_ERR_VARIANT;
 }
