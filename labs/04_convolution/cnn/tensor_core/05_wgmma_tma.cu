@@ -35,7 +35,9 @@
  * 32; a chunk past Cp reads zeros). A block computes one box of one image (the first tiles), or
  * walks several with one ring (persistent tiles, p...), or shares each w box with the other blocks
  * of a cluster by TMA multicast (pc...), or splits one box's k-tiles across a cluster and sums the
- * partial tiles in distributed shared memory (split-K, ks...): see tm_conv.
+ * partial tiles in distributed shared memory (split-K, ks...), or lets its two consumer warpgroups
+ * take whole boxes in turn, one's MMAs running while the other stores y (ping-pong, pp...): see
+ * tm_conv.
  * The halo tiles (3 x 3 filters): per tap, x's box is 128 rows of which the next tap down reuses
  * all but BW; one box of BH + 2 rows (BW = 16 at most: taller, so less halo) serves the filter
  * column's 3 taps, tap r being its rows from r BW on (a 1024-byte multiple: BW >= 8), with the 3
