@@ -1,7 +1,8 @@
 /* test_tma_ring.cu - CPU tests of the index arithmetic the TMA wgmma kernels stand on
  * (labs/04_convolution/cnn/tensor_core/tma_ring.cuh): the host sizes the grid, the tensor maps
  * and the ring with these very functions, and the kernel reads its boxes, k-tiles, stages and
- * output offsets with them. Host code only (no GPU). */
+ * output offsets with them; and a simulation of the ping-pong schedule's parity waits. Host code
+ * only (no GPU). */
 #include <string.h>
 #include "check.h"
 #include "tma_ring.cuh"
@@ -128,6 +129,96 @@ static void test_fragment(void)
     CHECK(g.nk == 13, "T3A: 13 k-tiles to split, got %d", g.nk);
 }
 
+/* The ping-pong schedule's ring protocol, simulated (tm_conv with PP): one producer, two consumer
+ * warpgroups, `stages` stages, each with a full and an empty mbarrier whose waits are parity waits
+ * (mbarrier.try_wait.parity P passes while the barrier's current phase has the other parity: it
+ * cannot tell the phase it waits for from the one two back). Boxes j = 0, 1, .. of nk k-tiles each
+ * go to warpgroup j % 2; the ring's tile k is stage tm_stage(k), parity tm_parity(k). Each step a
+ * random agent that can move does (an arrival, a landing or a wait that passes), so many seeds
+ * cover many interleavings. A consumer passing the full wait of tile k must find the stage holding
+ * exactly tile k (k / stages + 1 phases completed), and the producer passing the empty wait before
+ * refilling a stage must find its previous tile released. Returns the faults seen (0: none);
+ * *stuck: 1 if the agents deadlocked. turns: the kernel's turn-taking (pp_wait_turn, pp_pass_turn). */
+typedef struct { unsigned long long s; } sim_rng;
+static int sim_next(sim_rng *r, int n)
+{
+    r->s = r->s * 6364136223846793005ull + 1442695040888963407ull;
+    return (int)((r->s >> 33) % (unsigned long long)n);
+}
+
+static int simulate_pingpong(int stages, int nk, int boxes, int turns, unsigned long long seed, int *stuck)
+{
+    enum { MAXS = 8, MAXT = 64 };
+    int full_done[MAXS] = {0}, empty_done[MAXS] = {0}, landed_pending[MAXT] = {0};
+    int turn_passed[MAXT] = {0};
+    const int tiles = nk * boxes;
+    int produced = 0, faults = 0;
+    int box_of[2] = {0, 1}, i_of[2] = {0, 0}, waited[2] = {0, 0}; /* consumer c's box, k-tile, wait done */
+    sim_rng rng = {seed};
+    *stuck = 0;
+    for (int step = 0; step < 100000; step++) {
+        int moves[8], n = 0; /* 0: producer issues, 1: a landing, 2 + c: consumer c */
+        if (produced < tiles) {
+            const int k = produced, st = tm_stage(k, stages);
+            if (k < stages || (int)((unsigned)empty_done[st] & 1u) != (int)tm_parity(k - stages, stages)) moves[n++] = 0;
+        }
+        for (int k = 0; k < produced; k++)
+            if (landed_pending[k]) { moves[n++] = 1; break; }
+        for (int c = 0; c < 2; c++) {
+            if (box_of[c] >= boxes) continue;
+            const int j = box_of[c], k = j * nk + i_of[c], st = tm_stage(k, stages);
+            if (i_of[c] == 0 && !waited[c] && turns && j > 0 && !turn_passed[j - 1]) continue; /* pp_wait_turn */
+            if (waited[c] || (int)((unsigned)full_done[st] & 1u) != (int)tm_parity(k, stages)) moves[n++] = 2 + c;
+        }
+        if (n == 0) {
+            int done = produced == tiles && box_of[0] >= boxes && box_of[1] >= boxes;
+            *stuck = !done;
+            return faults;
+        }
+        const int m = moves[sim_next(&rng, n)];
+        if (m == 0) { /* the producer, having passed the empty wait: the stage must be free */
+            const int k = produced, st = tm_stage(k, stages);
+            if (k >= stages && empty_done[st] < k / stages) faults++;
+            landed_pending[k] = 1, produced++;
+        } else if (m == 1) { /* the oldest pending copy lands: its full barrier's phase completes */
+            for (int k = 0; k < produced; k++)
+                if (landed_pending[k]) { landed_pending[k] = 0, full_done[tm_stage(k, stages)]++; break; }
+        } else {
+            const int c = m - 2, j = box_of[c], k = j * nk + i_of[c], st = tm_stage(k, stages);
+            if (!waited[c]) { /* the full wait of tile k passes: the stage must hold tile k */
+                if (full_done[st] != k / stages + 1) faults++;
+                waited[c] = 1;
+                if (i_of[c] > 0) empty_done[tm_stage(k - 1, stages)]++; /* release tile k - 1 */
+                if (i_of[c] == nk - 1 && turns && j + 1 < boxes) turn_passed[j] = 1; /* pp_pass_turn */
+            } else { /* the k-tile's MMAs issued: on to the next tile, or (last) release it and take box j + 2 */
+                waited[c] = 0;
+                if (++i_of[c] == nk) empty_done[st]++, i_of[c] = 0, box_of[c] += 2;
+            }
+        }
+    }
+    *stuck = 1;
+    return faults;
+}
+
+static void test_pingpong_protocol(void)
+{
+    int faults_with = 0, stuck_with = 0, faults_without = 0, runs = 0;
+    for (int stages = 2; stages <= 4; stages++)
+        for (int nk = 1; nk <= 12; nk += (nk < 3 ? 1 : 4)) /* 1, 2, 3, 7, 11 */
+            for (int boxes = 1; boxes <= 5; boxes++)
+                for (unsigned long long seed = 1; seed <= 40; seed++) {
+                    int stuck;
+                    faults_with += simulate_pingpong(stages, nk, boxes, 1, seed, &stuck);
+                    stuck_with += stuck;
+                    faults_without += simulate_pingpong(stages, nk, boxes, 0, seed, &stuck);
+                    runs++;
+                }
+    CHECK(faults_with == 0 && stuck_with == 0, "ping-pong with turns: %d stale passes, %d deadlocks in %d runs",
+          faults_with, stuck_with, runs);
+    CHECK(faults_without > 0, "the model sees the stale pass the turns prevent (79dfae7's hang): %d without turns",
+          faults_without);
+}
+
 int main(void)
 {
     test_geometry();
@@ -135,5 +226,6 @@ int main(void)
     test_units();
     test_offsets();
     test_fragment();
+    test_pingpong_protocol();
     return check_report("test_tma_ring");
 }
