@@ -6,15 +6,18 @@ that commit; its README.txt says what they are), apart from the reference CSVs i
 what it measured (its README's first sentence) and which documents cite it: the tracked files outside
 plots/data/ and plots/archive/ (handouts, notebooks, READMEs, scripts) and the GPU folders' session.txt.
 
---check (the cpu test): RUNS.md must equal what this script writes, no run may be uncited, and every
+--check (the cpu test): RUNS.md must equal what this script writes, no run may be uncited, every
 run a document names as <gpu>/run_<commit> must be a kept folder (a document that cites a removed run
-writes `git show COMMIT:path` instead). Exit 1 naming each fault."""
+writes `git show COMMIT:path` instead), and every file it names as <gpu>/run_<commit>/<file> must be in
+that folder (or begin a name there: `san_*.log`, `x.{csv,log}`). Exit 1 naming each fault."""
 import os
 import re
 import subprocess
 import sys
 
 RUN = re.compile(r"\b(h100|h200|h200x2)/run_([0-9a-f]{7})\b")
+# A file of a run, as documents cite it (not a chart folder's plots/charts/<gpu>/run_<commit>/).
+RUN_FILE = re.compile(r"(?<!charts/)\b(h100|h200|h200x2)/run_([0-9a-f]{7})/([A-Za-z0-9_.+-]*[A-Za-z0-9_+-])")
 
 
 def tracked(root):
@@ -88,6 +91,7 @@ def main(argv):
     args = [a for a in argv if a != "--check"]
     root = os.path.abspath(args[0] if args else ".")
     text, runs, uncited, texts = build(root)
+    files = set(tracked(root))
     index = os.path.join(root, "plots", "data", "RUNS.md")
     if not check:
         with open(index, "w") as f:
@@ -107,6 +111,10 @@ def main(argv):
                 gpu, commit = m.group(1), m.group(2)
                 if (gpu, "run_" + commit) not in kept:
                     faults.append(f"{doc} cites {gpu}/run_{commit}, which is not kept")
+            for m in RUN_FILE.finditer(line):
+                path = f"plots/archive/{m.group(1)}/run_{m.group(2)}/{m.group(3)}"
+                if (m.group(1), "run_" + m.group(2)) in kept and not any(f.startswith(path) for f in files):
+                    faults.append(f"{doc} cites {m.group(0)}, which its run folder does not hold")
     for fault in sorted(set(faults)):
         print("FAIL:", fault)
     if not faults:
