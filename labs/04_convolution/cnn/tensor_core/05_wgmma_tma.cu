@@ -491,40 +491,67 @@ static cnn_status launch_tm(const cnn_shape *s, int max_stages, const tm_io &io,
     return CNN_OK;
 }
 
+/* FP16's and TF32's tiles: those BF16's autotuner chose on some layer of the H200 run (cnn/README.md)
+ * and the ping-pong and 128 x 128 split-K ones, so the kernels compiled stay few; tile t of
+ * ours_fp16_tma_nhwc and ours_tf32_tma_nhwc is the table's TM_SUB_TILES[t]. */
+static constexpr int TM_SUB_TILES[] = {4, 7, 8, 11, 17, 19, 20, 21, 22, 23};
+static_assert(sizeof TM_SUB_TILES / sizeof TM_SUB_TILES[0] == CNN_TMA_NHWC_SUB_TILES, "tensor_core.h's count");
+
+/* The tiles a type's kernels are compiled for: BF16 every one; FP16 the subset; TF32 the subset and
+ * the first CNN_WGMMA_TMA_TILES (ours_tf32_wgmma_tma). */
+static constexpr bool tm_in_subset(int tile)
+{
+    for (int t : TM_SUB_TILES)
+        if (t == tile) return true;
+    return false;
+}
+static constexpr bool tm_every_tile(const bf16 *) { return true; }
+static constexpr bool tm_every_tile(const f16 *) { return false; }
+static constexpr bool tm_every_tile(const float *) { return false; }
+template <typename T> static constexpr bool tm_built(int tile)
+{
+    return tm_every_tile((const T *)nullptr) || tm_in_subset(tile) || (sizeof(T) == 4 && tile < CNN_WGMMA_TMA_TILES);
+}
+
+/* Tile `tile` (TM_TILE_NAMES): its template arguments and the ring's most stages, defined once for
+ * the three types; CNN_ERR_VARIANT for a tile not compiled for T. The first CNN_WGMMA_TMA_TILES are
+ * one block per box, the rest persistent. */
 template <typename T>
 static cnn_status launch_tile(const cnn_shape *s, int tile, tm_io io, T *y, cudaStream_t st)
 {
     io.persistent = tile >= CNN_WGMMA_TMA_TILES;
-    switch (tile) {
-    case 0: return launch_tm<T, 64, 1, 2, false, 1>(s, 4, io, y, st);
-    case 1: return launch_tm<T, 64, 1, 1, true, 1>(s, 9, io, y, st);
-    case 2: return launch_tm<T, 128, 1, 1, true, 1>(s, 7, io, y, st);
-    case 3: return launch_tm<T, 256, 1, 1, true, 1>(s, 4, io, y, st);
-    case 4: return launch_tm<T, 64, 1, 1, true, 3>(s, 8, io, y, st);
-    case 5: return launch_tm<T, 128, 1, 1, true, 3>(s, 8, io, y, st);
+#define TM_TILE(ID, STAGES, ...) \
+    case ID: \
+        if constexpr (tm_built<T>(ID)) return launch_tm<T, __VA_ARGS__>(s, STAGES, io, y, st); \
+        break;
+    switch (tile) { /* TM_TILE(tile, most stages, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT[, CL, KS, PP]) */
+        TM_TILE(0, 4, 64, 1, 2, false, 1)
+        TM_TILE(1, 9, 64, 1, 1, true, 1)
+        TM_TILE(2, 7, 128, 1, 1, true, 1)
+        TM_TILE(3, 4, 256, 1, 1, true, 1)
+        TM_TILE(4, 8, 64, 1, 1, true, 3)
+        TM_TILE(5, 8, 128, 1, 1, true, 3)
+        TM_TILE(6, 7, 128, 1, 1, true, 1)
+        TM_TILE(7, 8, 128, 1, 1, true, 3)
+        TM_TILE(8, 4, 128, 2, 1, true, 1)
+        TM_TILE(9, 4, 64, 2, 1, true, 3)
+        TM_TILE(10, 4, 256, 1, 1, true, 1)
+        TM_TILE(11, 4, 64, 1, 2, false, 1)
+        TM_TILE(12, 8, 128, 1, 1, true, 3, 2)
+        TM_TILE(13, 7, 128, 1, 1, true, 1, 8)
+        TM_TILE(14, 4, 128, 2, 1, true, 3)
+        TM_TILE(15, 9, 64, 1, 1, true, 1, 1, 2)
+        TM_TILE(16, 9, 64, 1, 1, true, 1, 1, 4)
+        TM_TILE(17, 9, 64, 1, 1, true, 1, 1, 8)
+        TM_TILE(18, 8, 64, 1, 1, true, 3, 1, 2)
+        TM_TILE(19, 8, 64, 1, 1, true, 3, 1, 4)
+        TM_TILE(20, 8, 128, 2, 1, true, 3, 1, 1, true)
+        TM_TILE(21, 7, 128, 2, 1, true, 1, 1, 1, true)
+        TM_TILE(22, 8, 128, 1, 1, true, 3, 1, 2)
+        TM_TILE(23, 7, 128, 1, 1, true, 1, 1, 2)
+        TM_TILE(24, 8, 128, 2, 1, true, 3, 2, 1, true)
     }
-    if constexpr (sizeof(T) == 2) /* the persistent tiles: ours_bf16_tma_nhwc's alone */
-        switch (tile) {
-        case 6: return launch_tm<T, 128, 1, 1, true, 1>(s, 7, io, y, st);
-        case 7: return launch_tm<T, 128, 1, 1, true, 3>(s, 8, io, y, st);
-        case 8: return launch_tm<T, 128, 2, 1, true, 1>(s, 4, io, y, st);
-        case 9: return launch_tm<T, 64, 2, 1, true, 3>(s, 4, io, y, st);
-        case 10: return launch_tm<T, 256, 1, 1, true, 1>(s, 4, io, y, st);
-        case 11: return launch_tm<T, 64, 1, 2, false, 1>(s, 4, io, y, st);
-        case 12: return launch_tm<T, 128, 1, 1, true, 3, 2>(s, 8, io, y, st);
-        case 13: return launch_tm<T, 128, 1, 1, true, 1, 8>(s, 7, io, y, st);
-        case 14: return launch_tm<T, 128, 2, 1, true, 3>(s, 4, io, y, st);
-        case 15: return launch_tm<T, 64, 1, 1, true, 1, 1, 2>(s, 9, io, y, st);
-        case 16: return launch_tm<T, 64, 1, 1, true, 1, 1, 4>(s, 9, io, y, st);
-        case 17: return launch_tm<T, 64, 1, 1, true, 1, 1, 8>(s, 9, io, y, st);
-        case 18: return launch_tm<T, 64, 1, 1, true, 3, 1, 2>(s, 8, io, y, st);
-        case 19: return launch_tm<T, 64, 1, 1, true, 3, 1, 4>(s, 8, io, y, st);
-        case 20: return launch_tm<T, 128, 2, 1, true, 3, 1, 1, true>(s, 8, io, y, st);
-        case 21: return launch_tm<T, 128, 2, 1, true, 1, 1, 1, true>(s, 7, io, y, st);
-        case 22: return launch_tm<T, 128, 1, 1, true, 3, 1, 2>(s, 8, io, y, st);
-        case 23: return launch_tm<T, 128, 1, 1, true, 1, 1, 2>(s, 7, io, y, st);
-        case 24: return launch_tm<T, 128, 2, 1, true, 3, 2, 1, true>(s, 8, io, y, st);
-        }
+#undef TM_TILE
     return CNN_ERR_VARIANT;
 }
 
@@ -589,32 +616,9 @@ extern "C" cnn_status cnn_launch_tf32_wgmma_tma_t(const cnn_launch_args *a, cuda
     return tf32_forward(a, 1, st);
 }
 
-/* FP16's and TF32's tiles: those BF16's autotuner chose on some layer of the H200 run (cnn/README.md)
- * and the ping-pong ones, so the kernels compiled stay few; tile t of ours_fp16_tma_nhwc and
- * ours_tf32_tma_nhwc is the table's TM_SUB_TILES[t]. */
-static const int TM_SUB_TILES[CNN_TMA_NHWC_SUB_TILES] = {4, 7, 8, 11, 17, 19, 20, 21, 22, 23};
-
 extern "C" const char *cnn_tile_name_tma_nhwc_sub(int tile)
 {
     return tile >= 0 && tile < CNN_TMA_NHWC_SUB_TILES ? TM_TILE_NAMES[TM_SUB_TILES[tile]] : "?";
-}
-
-template <typename T> static cnn_status launch_sub_tile(const cnn_shape *s, int tile, tm_io io, T *y, cudaStream_t st)
-{
-    io.persistent = 1;
-    switch (TM_SUB_TILES[tile]) {
-    case 4: io.persistent = 0; return launch_tm<T, 64, 1, 1, true, 3>(s, 8, io, y, st);
-    case 7: return launch_tm<T, 128, 1, 1, true, 3>(s, 8, io, y, st);
-    case 8: return launch_tm<T, 128, 2, 1, true, 1>(s, 4, io, y, st);
-    case 11: return launch_tm<T, 64, 1, 2, false, 1>(s, 4, io, y, st);
-    case 17: return launch_tm<T, 64, 1, 1, true, 1, 1, 8>(s, 9, io, y, st);
-    case 19: return launch_tm<T, 64, 1, 1, true, 3, 1, 4>(s, 8, io, y, st);
-    case 20: return launch_tm<T, 128, 2, 1, true, 3, 1, 1, true>(s, 8, io, y, st);
-    case 21: return launch_tm<T, 128, 2, 1, true, 1, 1, 1, true>(s, 7, io, y, st);
-    case 22: return launch_tm<T, 128, 1, 1, true, 3, 1, 2>(s, 8, io, y, st);
-    case 23: return launch_tm<T, 128, 1, 1, true, 1, 1, 2>(s, 7, io, y, st);
-    default: return CNN_ERR_VARIANT;
-    }
 }
 
 /* ours_{bf16,fp16,tf32}_tma_nhwc: the kernel on the NHWC peer's own tensors of its type
@@ -639,9 +643,9 @@ static cnn_status nhwc_forward(const cnn_launch_args *a, cnn_nhwc_type t, cudaSt
         x = xp, w = wp, s.C = (s.C + 7) / 8 * 8; /* the zero channels add nothing */
     }
     if (t == CNN_NHWC_F16)
-        return launch_sub_tile<f16>(&s, a->tile, {CU_TENSOR_MAP_DATA_TYPE_FLOAT16, x, w, 0, 1, 0}, (f16 *)y, st);
+        return launch_tile<f16>(&s, TM_SUB_TILES[a->tile], {CU_TENSOR_MAP_DATA_TYPE_FLOAT16, x, w, 0, 1, 0}, (f16 *)y, st);
     if (t == CNN_NHWC_F32)
-        return launch_sub_tile<float>(&s, a->tile, {CU_TENSOR_MAP_DATA_TYPE_FLOAT32, x, w, 0, 1, 0}, (float *)y, st);
+        return launch_tile<float>(&s, TM_SUB_TILES[a->tile], {CU_TENSOR_MAP_DATA_TYPE_FLOAT32, x, w, 0, 1, 0}, (float *)y, st);
     return launch_tile<bf16>(&s, a->tile, {CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, x, w, 0, 1, 0}, (bf16 *)y, st);
 }
 
