@@ -3,7 +3,7 @@
 # `intensity`) against achieved GFLOP/s (log-log): every FP32 and tensor-core rung of ours, the fastest FP32 rung (named
 # by its configuration) and cuDNN: FP32 (FMA math), its tensor-core rows on NCHW tensors (the layout
 # changed inside the timed call), and in its best layout, NHWC (`*_nhwc`: BF16, FP16, TF32, the
-# convolution alone). Roofs: the FP32 peak from the SM clock measured in the run
+# convolution alone), with our rows on the same NHWC tensors (`ours_*_tma_nhwc`) marked beside it. Roofs: the FP32 peak from the SM clock measured in the run
 # ('# cnn_peak_fp32_gflops='), the tensor-core peaks where the run printed them (sm_90), and the
 # memory roof: this run's cudaMemcpy D2D ('# copy_gbs=') times the intensity. Reads the companion
 # NAME.cnn.csv when it exists. Runs before the roofline columns (no `intensity` column or no peak
@@ -36,6 +36,11 @@ roof(x, p) = p != p ? NaN : mem(x) < p ? mem(x) : p
 # the NHWC peers only where the run has them (older runs: no clause, no empty-data warning); set
 # before the block below, whose macros gnuplot expands when it reads the block
 nhwc_points = n_nhwc > 0 ? ', src using (@peer_nhwc):"gflops" with points lt 7 pt 5 ps 1.0 title "cuDNN in NHWC (BF16, FP16, TF32): the tensor-core bar"' : ""
+# ours on those same NHWC tensors (ours_*_tma_nhwc): an open square around each, beside cuDNN's
+is_ours_nhwc(s) = s[1:4] eq "ours" && strstrt(s, "_tma_nhwc") > 0
+ours_nhwc = '(@is_cnn) && is_ours_nhwc(kind(strcol("variant"))) ? column("intensity") : NaN'
+n_ours_nhwc = int(system(sprintf("grep -c '^[^#]*,cnn,ours_[a-z0-9]*_tma_nhwc@' '%s' || true", src)))
+nhwc_points = nhwc_points . (n_ours_nhwc > 0 ? ', src using (@ours_nhwc):"gflops" with points lc rgb "black" pt 4 ps 1.6 title "ours on the same NHWC tensors (ours_*_tma_nhwc)"' : "")
 
 if (!have_cols || fp32 eq "" || n_cnn == 0) {
     set title sprintf("Lab 04 - CNN roofline (%s): this run has no roofline columns (intensity, the cnn peaks); run --only cnn at a newer commit", gpu) noenhanced
@@ -59,10 +64,10 @@ if (!have_cols || fp32 eq "" || n_cnn == 0) {
     set xlabel "arithmetic intensity: FLOP per byte of x + w + y (log)"
     set ylabel "GFLOP/s (2 N M C R S H W / time, log)"
     set xrange [1:1000]
-    set key top left width -4 noenhanced
+    set key top left width -4 noenhanced box opaque
     t32 = num(tf32)
     b16 = num(bf16)
-    set yrange [100:*]
+    set yrange [100:1e9] # room above the points for the key
     plot roof(x, peak32) with lines ls 11 title sprintf("FP32 peak: %.0f GFLOP/s; memory roof: %.0f GB/s x intensity", peak32, copy), \
          roof(x, t32) with lines ls 12 title (t32 == t32 ? sprintf("TF32 tensor-core peak: %.0f GFLOP/s", t32) : ""), \
          roof(x, b16) with lines ls 13 title (b16 == b16 ? sprintf("BF16 and FP16 tensor-core peak: %.0f GFLOP/s", b16) : ""), \
