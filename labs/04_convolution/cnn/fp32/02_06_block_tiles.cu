@@ -12,7 +12,7 @@
  *                    workspace + a tiny reduce kernel: no memset, no atomics), chosen per shape by
  *                    the experiment's autotuner
  *
- * The next rungs, ours7_fast and ours8_small, are in 07_08_fast_small.cu.
+ * The next rungs, ours7_fast and ours8_small, are in 07_fast.cu and 08_small.cu.
  * One kernel template, ladder_gemm<BM, BN, LAYOUT, PIPE>; a rung is one instance of it with
  * its lesson; the differences are in the three small device functions it calls.
  * Limits: x, w and y each under 2^31 elements (int offsets); larger layers are refused. */

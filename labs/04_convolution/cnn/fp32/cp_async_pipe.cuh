@@ -1,4 +1,4 @@
-/* cp_async_pipe.cuh - Lab 04, part 2: the pieces the cp.async SIMT pipelines of ours7_fast (07_08_fast_small.cu),
+/* cp_async_pipe.cuh - Lab 04, part 2: the pieces the cp.async SIMT pipelines of ours7_fast (07_fast.cu),
  * ours9_sliced_k (09_sliced_k.cu) and ours10_paired_lanes (10_paired_lanes.cu) share: the global ->
  * shared copies, and the 8 x TN per thread multiply of one slice (ours7, ours10).
  *

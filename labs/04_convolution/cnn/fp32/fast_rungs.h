@@ -1,5 +1,5 @@
 /* fast_rungs.h - Lab 04, part 2: the fast direct rungs of the FP32 ladder: ours7_fast (the tuned
- * GEMM) and ours8_small (the small-layer path) in 07_08_fast_small.cu, ours9_sliced_k (split-K inside the
+ * GEMM) and ours8_small (the small-layer path) in 07_fast.cu and 08_small.cu, ours9_sliced_k (split-K inside the
  * block) in 09_sliced_k.cu, ours10_paired_lanes (the large layers) in 10_paired_lanes.cu, ours11_cluster_k
  * (split-K across a thread-block cluster) in 11_cluster_k.cu, and the two helpers of 02_06_block_tiles.cu
  * they share with it. */
@@ -11,12 +11,15 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-#define CNN_OURS7_TILES 8 /* tile shape x split-K configurations of ours7_fast (07_08_fast_small.cu) */
+/* An offset outside every image (ours7's im2col table past the reduction, ours8's pixels past the
+ * layer): what it addresses reads as zero. */
+#define CNN_NO_TAP (-(1 << 20))
+#define CNN_OURS7_TILES 8 /* tile shape x split-K configurations of ours7_fast (07_fast.cu) */
 cnn_status cnn_launch_ours7(const cnn_launch_args *a, cudaStream_t st);
 size_t cnn_workspace_ours7(const cnn_shape *s, int tile);
 const char *cnn_tile_name_ours7(int tile);
 
-#define CNN_OURS8_TILES 11 /* output tile x threads per block configurations of ours8_small */
+#define CNN_OURS8_TILES 11 /* output tile x threads per block configurations of ours8_small (08_small.cu) */
 int cnn_supports_ours8(const cnn_shape *s);
 cnn_status cnn_launch_ours8(const cnn_launch_args *a, cudaStream_t st);
 const char *cnn_tile_name_ours8(int tile);
