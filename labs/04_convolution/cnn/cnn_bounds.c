@@ -33,8 +33,8 @@
  * through at most 8 additions, so the output transform's count is 8 instead of 4: k = C + 14, and
  * |y - ref| <= gamma_(C+14)(2^-24) * W with the same W.
  *
- * Winograd F(4x4, 3x3), FP32 (ours_wino4x4, 03_04_wino4x4.cu), the same expansion with 6x6 tiles,
- * 36 xi and its matrices (in 03_04_wino4x4.cu). B^T's entries 4, 5, 2, 1 and A^T's 1, 2, 4, 8 are
+ * Winograd F(4x4, 3x3), FP32 (ours_wino4x4, 03_wino4x4.cu), the same expansion with 6x6 tiles,
+ * 36 xi and its matrices (in 03_wino4x4.cu). B^T's entries 4, 5, 2, 1 and A^T's 1, 2, 4, 8 are
  * exact; G's 1/6, 1/12, 1/24 are not. The kernel uses one rounded coefficient c6 = fl(1/6) =
  * (1/6)(1 + e), |e| <= 2^-24, with 1/12 = c6 / 2 and 1/24 = c6 / 4 (exact scalings), so a rounded
  * coefficient enters a term as one more factor (1 + e): it counts as a rounding. Per term:
@@ -46,7 +46,7 @@
  *     folded into the GEMM after each xi (fmaf with an exact power-of-two coefficient; a zero
  *     coefficient adds an exact 0), the row's parts (1, 2 or 3 blocks) added in wg4_output: a sum of
  *     at most 5 terms in any order and grouping, <= 4 roundings; second stage in wg4_output (sums
- *     of at most 5 terms: <= 4). ours_wino4x4_nonfused (03_04_wino4x4.cu too) computes the same sums another
+ *     of at most 5 terms: <= 4). ours_wino4x4_nonfused (04_wino4x4_nonfused.cu) computes the same sums another
  *     way: the GEMM's one FMA chain over C per product (<= C), then both stages in wg4n_output
  *     with output6 (sums of at most 5 terms, each term through at most 3 roundings: <= 4 per
  *     stage), the same transforms and coefficients: the same k and the same bound cover it

@@ -1,5 +1,5 @@
 /* wino_gemm.cuh - Lab 04, part 2: the GEMM the folded Winograd rungs share (ours_wino2x2_big in
- * 02_wino2x2_big.cu, ours_wino4x4 in 03_04_wino4x4.cu): one 64 (m) x 64 (tiles) block tile of one xi
+ * 02_wino2x2_big.cu, ours_wino4x4 in 03_wino4x4.cu): one 64 (m) x 64 (tiles) block tile of one xi
  * at a time, over all C channels, double-buffered shared memory fed by cp.async (sm_80+; a plain copy
  * below), and after each xi a caller's fold of the finished products into what it keeps. */
 #ifndef CNN_WINOGRAD_GEMM_CUH

@@ -1,5 +1,5 @@
 /* winograd.h - Lab 04, part 2: what the Winograd rungs share (01_wino2x2.cu, 02_wino2x2_big.cu,
- * 03_04_wino4x4.cu): the padded sizes of the workspace and the two transform kernels, and the
+ * 03_wino4x4.cu, 04_wino4x4_nonfused.cu): the padded sizes of the workspace and the two transform kernels, and the
  * launchers of the rows. */
 #ifndef CNN_WINOGRAD_H
 #define CNN_WINOGRAD_H
@@ -17,6 +17,12 @@ typedef struct {
 wg_dims wg_dims_of(const cnn_shape *s, int c_pad, int m_pad, int t_pad);
 /* Enqueue U[xi][c][m] = (G g G^T)[xi] and V[xi][c][t] = (B^T d B)[xi], zero-padded to d's sizes. */
 void wg_transforms(const cnn_launch_args *a, const wg_dims *d, float *U, float *V, cudaStream_t st);
+/* F(4x4, 3x3) (03_wino4x4.cu), which ours_wino4x4_nonfused shares: the sizes on shape s (4x4 output
+ * tiles, C padded to the GEMM's slice, M and T to m_pad, t_pad), and the transforms
+ * U[xi][c][m] = (G g G^T)[xi], V[xi][c][t] = (B^T d B)[xi] of the WG4_XI positions of a 6x6 tile. */
+#define WG4_XI 36
+wg_dims wg4_dims_pad(const cnn_shape *s, int m_pad, int t_pad);
+void wg4_transforms(const cnn_launch_args *a, const wg_dims *d, float *U, float *V, cudaStream_t st);
 extern "C" {
 #endif
 /* ours_wino2x2_big (02_wino2x2_big.cu): tiles = the xi split (WGB_SPLITS configurations). */
@@ -26,13 +32,13 @@ cnn_status cnn_launch_winograd_big(const cnn_launch_args *a, cudaStream_t st);
 const char *cnn_tile_name_winograd_big(int tile);
 /* cnn_bounds.c: gamma_(C+14)(2^-24) wino_sum: the output transform accumulated one product at a time. */
 double cnn_bound_winograd_acc(const cnn_shape *s, double wino_sum);
-/* ours_wino4x4 (03_04_wino4x4.cu): F(4x4, 3x3); tiles = the row split (WG4_SPLITS configurations);
+/* ours_wino4x4 (03_wino4x4.cu): F(4x4, 3x3); tiles = the row split (WG4_SPLITS configurations);
  * workspace 36 Cp (Mp + Tp) + parts x 24 Mp Tp floats. */
 #define WG4_SPLITS 3
 size_t cnn_workspace_winograd4(const cnn_shape *s, int tile);
 const char *cnn_tile_name_winograd4(int tile);
 cnn_status cnn_launch_winograd4(const cnn_launch_args *a, cudaStream_t st);
-/* ours_wino4x4_nonfused (03_04_wino4x4.cu): the same transforms, 36 GEMMs in 128x128 / 64x128 /
+/* ours_wino4x4_nonfused (04_wino4x4_nonfused.cu): the same transforms, 36 GEMMs in 128x128 / 64x128 /
  * 128x64 block tiles (WG4N_TILES configurations), the 36 products through the workspace
  * (36 (Cp (Mp + Tp) + Mp Tp) floats), the whole output transform after. */
 #define WG4N_TILES 3
