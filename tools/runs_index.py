@@ -83,15 +83,14 @@ def build(root):
             what = what.replace("|", "\\|")
             lines.append(f"| [`{name}`](../archive/{gpu}/{name}/) | {date} | {what} | {', '.join(cites) or '—'} |")
         lines.append("")
-    return "\n".join(lines), runs, uncited, texts
+    return "\n".join(lines), runs, uncited, texts, set(files)
 
 
 def main(argv):
     check = "--check" in argv
     args = [a for a in argv if a != "--check"]
     root = os.path.abspath(args[0] if args else ".")
-    text, runs, uncited, texts = build(root)
-    files = set(tracked(root))
+    text, runs, uncited, texts, files = build(root)
     index = os.path.join(root, "plots", "data", "RUNS.md")
     if not check:
         with open(index, "w") as f:
