@@ -76,6 +76,8 @@ typedef struct {
 
 typedef cnn_status (*cnn_launch_fn)(const cnn_launch_args *a, cudaStream_t st);
 typedef size_t (*cnn_workspace_fn)(const cnn_shape *s, int tile); /* bytes; NULL in the row: none */
+/* b rounded up to 256 bytes: where a workspace's next array starts (cudaMalloc's alignment). */
+static inline size_t cnn_align256(size_t b) { return (b + 255) / 256 * 256; }
 
 /* A library peer's algorithm search (cnn_cudnn.c): prepare for the shape (may run the library's
  * own search, outside any timing), then the caller times each candidate and keeps the fastest. */

@@ -13,15 +13,14 @@
 #include "tensor_core.h"
 #include "gl_check.h"
 
-static size_t aligned(size_t b) { return (b + 255) / 256 * 256; }
 
 static size_t type_bytes(cnn_nhwc_type t) { return t == CNN_NHWC_F32 ? 4 : 2; }
 
 extern "C" size_t cnn_nhwc_bytes(const cnn_shape *s, cnn_nhwc_type t)
 {
     const size_t e = type_bytes(t);
-    return aligned((size_t)s->N * s->H * s->W * s->C * e) + aligned((size_t)s->M * s->R * s->S * s->C * e) +
-           aligned((size_t)s->N * s->H * s->W * s->M * e);
+    return cnn_align256((size_t)s->N * s->H * s->W * s->C * e) + cnn_align256((size_t)s->M * s->R * s->S * s->C * e) +
+           cnn_align256((size_t)s->N * s->H * s->W * s->M * e);
 }
 
 extern "C" void cnn_nhwc_arrays(const cnn_shape *s, cnn_nhwc_type t, void *workspace, void **x, void **w, void **y)
@@ -29,9 +28,9 @@ extern "C" void cnn_nhwc_arrays(const cnn_shape *s, cnn_nhwc_type t, void *works
     const size_t e = type_bytes(t);
     char *p = (char *)workspace;
     *x = p;
-    p += aligned((size_t)s->N * s->H * s->W * s->C * e);
+    p += cnn_align256((size_t)s->N * s->H * s->W * s->C * e);
     *w = p;
-    p += aligned((size_t)s->M * s->R * s->S * s->C * e);
+    p += cnn_align256((size_t)s->M * s->R * s->S * s->C * e);
     *y = p;
 }
 
@@ -109,7 +108,7 @@ extern "C" size_t cnn_workspace_tma_nhwc(const cnn_shape *s, cnn_nhwc_type t)
 {
     const size_t e = type_bytes(t), cp = padded_c(s);
     return cnn_nhwc_bytes(s, t) +
-           (needs_padding(s, t) ? aligned((size_t)s->N * s->H * s->W * cp * e) + aligned((size_t)s->M * s->R * s->S * cp * e) : 0);
+           (needs_padding(s, t) ? cnn_align256((size_t)s->N * s->H * s->W * cp * e) + cnn_align256((size_t)s->M * s->R * s->S * cp * e) : 0);
 }
 extern "C" size_t cnn_workspace_tma_nhwc_bf16(const cnn_shape *s, int tile)
 {
@@ -131,7 +130,7 @@ extern "C" void cnn_nhwc_padded(const cnn_shape *s, cnn_nhwc_type t, void *works
 {
     char *p = (char *)workspace + cnn_nhwc_bytes(s, t);
     *xp = p;
-    *wp = p + aligned((size_t)s->N * s->H * s->W * padded_c(s) * type_bytes(t));
+    *wp = p + cnn_align256((size_t)s->N * s->H * s->W * padded_c(s) * type_bytes(t));
 }
 
 /* dst[a][c] = src[a][c] for c < C, 0 for C <= c < Cp: rows of 2-byte values (one thread each). */

@@ -220,13 +220,12 @@ extern "C" cnn_status cnn_launch_tf32_mma(const cnn_launch_args *a, cudaStream_t
 }
 
 /* BF16 copies of x and w and the BF16 y, in this order, each 256-byte aligned. */
-static size_t align256(size_t b) { return (b + 255) / 256 * 256; }
 
 extern "C" size_t cnn_bf16_bytes(const cnn_shape *s)
 {
     const size_t nx = (size_t)s->N * s->C * s->H * s->W, nw = (size_t)s->M * s->C * s->R * s->S;
     const size_t ny = (size_t)s->N * s->M * s->H * s->W;
-    return align256(nx * 2) + align256(nw * 2) + align256(ny * 2);
+    return cnn_align256(nx * 2) + cnn_align256(nw * 2) + cnn_align256(ny * 2);
 }
 
 /* Where the three BF16 arrays lie in the workspace (no work). */
@@ -235,8 +234,8 @@ extern "C" void cnn_bf16_arrays(const cnn_shape *s, void *workspace, void **x16,
     const size_t nx = (size_t)s->N * s->C * s->H * s->W, nw = (size_t)s->M * s->C * s->R * s->S;
     char *base = (char *)workspace;
     *x16 = base;
-    *w16 = base + align256(nx * 2);
-    *y16 = base + align256(nx * 2) + align256(nw * 2);
+    *w16 = base + cnn_align256(nx * 2);
+    *y16 = base + cnn_align256(nx * 2) + cnn_align256(nw * 2);
 }
 
 /* The BF16 rows' prepare hook (cnn_prepare_fn): x and w rounded to BF16 into the workspace, once

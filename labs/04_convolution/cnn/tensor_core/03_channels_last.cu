@@ -172,7 +172,6 @@ extern "C" const char *cnn_tile_name_tc3(int tile)
 }
 
 static int padded_c(const cnn_shape *s) { return (s->C + 7) / 8 * 8; }
-static size_t aligned256(size_t b) { return (b + 255) / 256 * 256; }
 static size_t xp_count(const cnn_shape *s)
 {
     return (size_t)s->N * (s->H + 2 * s->pad_h) * (s->W + 2 * s->pad_w) * padded_c(s);
@@ -184,15 +183,15 @@ static void tc3_arrays(const cnn_shape *s, void *workspace, bf16 **xp, bf16 **wp
 {
     char *base = (char *)workspace + cnn_bf16_bytes(s);
     *xp = (bf16 *)base;
-    *wp = (bf16 *)(base + aligned256(xp_count(s) * 2));
-    *partial = (float *)(base + aligned256(xp_count(s) * 2) + aligned256(wp_count(s) * 2));
+    *wp = (bf16 *)(base + cnn_align256(xp_count(s) * 2));
+    *partial = (float *)(base + cnn_align256(xp_count(s) * 2) + cnn_align256(wp_count(s) * 2));
 }
 
 extern "C" size_t cnn_workspace_bf16_mma3(const cnn_shape *s, int tile)
 {
     const int splits = tile_splits(tile);
     const size_t partial = splits > 1 ? (size_t)splits * s->N * s->M * s->H * s->W * sizeof(float) : 0;
-    return cnn_bf16_bytes(s) + aligned256(xp_count(s) * 2) + aligned256(wp_count(s) * 2) + partial;
+    return cnn_bf16_bytes(s) + cnn_align256(xp_count(s) * 2) + cnn_align256(wp_count(s) * 2) + partial;
 }
 
 /* The wgmma rows' host side (their kernels: 04_wgmma.cu, or the stub without an sm_90a build):

@@ -337,13 +337,12 @@ extern "C" const char *cnn_tile_name_wgmma_tma(int tile)
     return tile >= 0 && tile < CNN_TMA_NHWC_TILES ? TM_TILE_NAMES[tile] : "?";
 }
 
-static size_t aligned256(size_t b) { return (b + 255) / 256 * 256; }
 static tm_geom geom_of(const cnn_shape *s, int elem_bytes, int halo, int rows = 128, int bordered = 1)
 {
     return tm_geom_make(s->N, s->C, s->H, s->W, s->M, s->R, s->S, s->pad_h, s->pad_w, elem_bytes, halo, rows,
                         bordered);
 }
-static size_t tf32_x_bytes(const tm_geom &g) { return aligned256((size_t)g.N * g.Hp * g.Wp * g.Cp * 4); }
+static size_t tf32_x_bytes(const tm_geom &g) { return cnn_align256((size_t)g.N * g.Hp * g.Wp * g.Cp * 4); }
 
 extern "C" size_t cnn_workspace_bf16_wgmma_tma(const cnn_shape *s, int tile)
 {
@@ -355,7 +354,7 @@ extern "C" size_t cnn_workspace_tf32_wgmma_tma(const cnn_shape *s, int tile)
 {
     (void)tile;
     const tm_geom g = geom_of(s, 4, 0);
-    return tf32_x_bytes(g) + aligned256((size_t)s->M * s->R * s->S * g.Cp * 4);
+    return tf32_x_bytes(g) + cnn_align256((size_t)s->M * s->R * s->S * g.Cp * 4);
 }
 
 static void tf32_x_layout(const cnn_shape *s, const float *x, float *xp, const tm_geom &g, cudaStream_t st)
