@@ -255,6 +255,26 @@ static __device__ __forceinline__ void tm_reduce(const tm_geom &g, unsigned base
 }
 #endif
 
+/* Programmatic dependent launch (Hopper): a kernel launched with the programmatic-serialization
+ * attribute (the pdl_ tiles) may start while the kernel before it in the stream still runs, once
+ * every block of that one has said griddepcontrol.launch_dependents (or exited). Its blocks go to the
+ * SMs the other leaves idle, set up their barriers, and wait in griddepcontrol.wait until it has
+ * finished and its memory is visible: only then is x read or y written. What it saves: the launch's
+ * latency and the prologue, a good part of a layer that lasts 3 to 6 us. Without the attribute both
+ * instructions return at once. */
+static __device__ __forceinline__ void pdl_let_next_launch()
+{
+#if TMA_BUILT
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+static __device__ __forceinline__ void pdl_wait_for_inputs()
+{
+#if TMA_BUILT
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
 /* Lesson: the TMA-fed, warp-specialised implicit GEMM; see the file comment. Block: 384 threads
  * (producer warpgroup + 2 consumer warpgroups), boxes of 128 WM pixel rows x BN output channels:
  * box blockIdx.x, then every gridDim.x-th after it (a grid of one block per box walks one each; a
@@ -281,6 +301,7 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
     const unsigned rank = CL * KS > 1 ? cluster_rank() : 0;
     const int k_lo = KS > 1 ? (int)rank * g.nk / KS : 0, k_hi = KS > 1 ? ((int)rank + 1) * g.nk / KS : g.nk;
     const unsigned box_rank = CL > 1 ? rank : 0; /* multicast: rank r's box; split-K: every rank the same box */
+    pdl_let_next_launch(); /* the next layer's blocks may take the SMs this grid leaves idle */
     if (tid == 0) {
         for (int s = 0; s < g.stages; s++) {
             bar_init(full + 8 * s, 1);                       /* the producer's arrive_expect_tx (+ the bytes) */
@@ -291,6 +312,7 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
     }
     if (CL * KS > 1) cluster_sync(); /* every block's barriers ready before any multicast or remote access */
     else __syncthreads();       /* the last block-wide barrier: the roles part here */
+    pdl_wait_for_inputs();      /* launched early (a pdl_ tile): the layer before has finished, its y is x */
     if (wg == 0) {
         if (SPLIT_REGS) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (tid == 0) {
@@ -330,7 +352,14 @@ static const char *const TM_TILE_NAMES[CNN_TMA_NHWC_TILES] = {
     "128x64_4st_2blk", "128x64_9st", "128x128_7st", "128x256_4st", "halo_128x64", "halo_128x128",
     "p128x128_7st",    "p_halo_128x128", "p256x128_4st", "p_halo_256x64", "p128x256_4st", "p128x64_4st_2blk",
     "pc2_halo_128x128", "pc8_128x128_7st", "p_halo_256x128", "ks2_128x64", "ks4_128x64", "ks8_128x64",
-    "ks2_halo_128x64", "ks4_halo_128x64", "pp_halo_128x128", "pp128x128_7st", "ks2_halo_128x128", "ks2_128x128_7st", "ppc2_halo_128x128"};
+    "ks2_halo_128x64", "ks4_halo_128x64", "pp_halo_128x128", "pp128x128_7st", "ks2_halo_128x128", "ks2_128x128_7st", "ppc2_halo_128x128",
+    "pdl_128x64_4st_2blk", "pdl_halo_128x64", "pdl_p_halo_128x128", "pdl_p128x64_4st_2blk", "pdl_ks8_128x64",
+    "pdl_ks4_halo_128x64", "pdl_pp_halo_128x128"};
+
+/* The pdl_ tiles: tile TM_PDL_OF[i] launched with programmatic dependent launch (tile TM_PDL_FIRST + i). */
+enum { TM_PDL_FIRST = 25 };
+static constexpr int TM_PDL_OF[] = {0, 4, 7, 11, 17, 19, 20};
+static_assert(TM_PDL_FIRST + sizeof TM_PDL_OF / sizeof TM_PDL_OF[0] == CNN_TMA_NHWC_TILES, "tensor_core.h's count");
 
 extern "C" const char *cnn_tile_name_wgmma_tma(int tile)
 {
@@ -422,7 +451,7 @@ static int encode_maps(const tm_geom &g, int BN, int cl, CUtensorMapDataType typ
 typedef struct {
     CUtensorMapDataType type;
     void *x, *w;
-    int bordered, nhwc_out, persistent;
+    int bordered, nhwc_out, persistent, pdl; /* pdl: launched with programmatic dependent launch */
 } tm_io;
 
 /* The ring's stages: up to max_stages, as many as fit the block's share of the SM (227 KB alone, half
@@ -435,14 +464,22 @@ static tm_geom with_stages(const cnn_shape *s, int elem, int halo, int rows, int
     return g;
 }
 
-/* A launch of `grid` blocks of the ring kernel, in clusters of cl (1: no cluster). */
-static cudaLaunchConfig_t tm_config(cudaLaunchAttribute *at, int grid, int cl, size_t smem, cudaStream_t st)
+/* A launch of `grid` blocks of the ring kernel, in clusters of cl (1: no cluster), with programmatic
+ * dependent launch if pdl. at: room for two attributes. */
+static cudaLaunchConfig_t tm_config(cudaLaunchAttribute *at, int grid, int cl, size_t smem, int pdl, cudaStream_t st)
 {
     cudaLaunchConfig_t cfg = {};
-    at->id = cudaLaunchAttributeClusterDimension;
-    at->val.clusterDim.x = (unsigned)cl, at->val.clusterDim.y = 1, at->val.clusterDim.z = 1;
     cfg.gridDim = dim3((unsigned)grid), cfg.blockDim = dim3(TM_THREADS), cfg.dynamicSmemBytes = smem, cfg.stream = st;
-    cfg.attrs = at, cfg.numAttrs = cl > 1;
+    cfg.attrs = at, cfg.numAttrs = 0;
+    if (cl > 1) {
+        at[cfg.numAttrs].id = cudaLaunchAttributeClusterDimension;
+        at[cfg.numAttrs].val.clusterDim.x = (unsigned)cl, at[cfg.numAttrs].val.clusterDim.y = 1;
+        at[cfg.numAttrs++].val.clusterDim.z = 1;
+    }
+    if (pdl) {
+        at[cfg.numAttrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        at[cfg.numAttrs++].val.programmaticStreamSerializationAllowed = 1;
+    }
     return cfg;
 }
 
@@ -453,8 +490,8 @@ template <typename K> static int grid_for(K kernel, int units, int cl, int persi
     if (!persistent) return units * cl;
     int fit = 0;
     if (cl > 1) {
-        cudaLaunchAttribute at;
-        const cudaLaunchConfig_t cfg = tm_config(&at, units * cl, cl, smem, 0);
+        cudaLaunchAttribute at[2];
+        const cudaLaunchConfig_t cfg = tm_config(at, units * cl, cl, smem, 0, 0);
         GL_CHECK(cudaOccupancyMaxActiveClusters(&fit, kernel, &cfg));
     } else { /* the SMs this run's kernels get (cnn_sms: --sms's green context, else the GPU's) */
         int per_sm = 0;
@@ -484,8 +521,8 @@ static cnn_status launch_tm(const cnn_shape *s, int max_stages, const tm_io &io,
     tc3_smem_opt_in((const void *)kernel, MIN_BLOCKS > 1 ? 228 * 1024 / 2 - 1024 : 227 * 1024, &ready);
     const size_t smem = tm_smem_bytes(&g, BN);
     const int grid = KS > 1 ? tm_units(&g, BN, 1) * KS : grid_for(kernel, tm_units(&g, BN, CL), CL, io.persistent, smem);
-    cudaLaunchAttribute at;
-    const cudaLaunchConfig_t cfg = tm_config(&at, grid, CL * KS, smem, st);
+    cudaLaunchAttribute at[2];
+    const cudaLaunchConfig_t cfg = tm_config(at, grid, CL * KS, smem, io.pdl, st);
     GL_CHECK(cudaLaunchKernelEx(&cfg, kernel, xmap, wmap, y, g));
     return CNN_OK;
 }
@@ -493,7 +530,7 @@ static cnn_status launch_tm(const cnn_shape *s, int max_stages, const tm_io &io,
 /* FP16's and TF32's tiles: those BF16's autotuner chose on some layer of the H200 run (cnn/README.md)
  * and the ping-pong and 128 x 128 split-K ones, so the kernels compiled stay few; tile t of
  * ours_fp16_tma_nhwc and ours_tf32_tma_nhwc is the table's TM_SUB_TILES[t]. */
-static constexpr int TM_SUB_TILES[] = {4, 7, 8, 11, 17, 19, 20, 21, 22, 23};
+static constexpr int TM_SUB_TILES[] = {4, 7, 8, 11, 17, 19, 20, 21, 22, 23, 26, 27, 28, 29, 30, 31};
 static_assert(sizeof TM_SUB_TILES / sizeof TM_SUB_TILES[0] == CNN_TMA_NHWC_SUB_TILES, "tensor_core.h's count");
 
 /* The tiles a type's kernels are compiled for: BF16 every one; FP16 the subset; TF32 the subset and
@@ -518,6 +555,8 @@ template <typename T> static constexpr bool tm_built(int tile)
 template <typename T>
 static cnn_status launch_tile(const cnn_shape *s, int tile, tm_io io, T *y, cudaStream_t st)
 {
+    io.pdl = tile >= TM_PDL_FIRST;
+    if (io.pdl) tile = TM_PDL_OF[tile - TM_PDL_FIRST]; /* the same kernel, launched early */
     io.persistent = tile >= CNN_WGMMA_TMA_TILES;
 #define TM_TILE(ID, STAGES, ...) \
     case ID: \
@@ -569,7 +608,7 @@ static cnn_status bf16_forward(const cnn_launch_args *a, int timed_x, int nhwc_o
     const tm_geom g = geom_of(&a->s, 2, 0);
     if (g.Cp != c.d.Cp || g.Hp != c.d.Hp || g.Wp != c.d.Wp) return CNN_ERR_VARIANT; /* mma3's layout, checked */
     if (timed_x) tc3_x_layout(a, c, st);
-    const tm_io io = {CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, c.xp, c.wp, 1, nhwc_out, 0};
+    const tm_io io = {CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, c.xp, c.wp, 1, nhwc_out, 0, 0};
     const cnn_status r = launch_tile<bf16>(&a->s, a->tile, io, (bf16 *)c.y16, st);
     if (r == CNN_OK && !nhwc_out) tc3_finish(a, c, st);
     return r;
@@ -601,7 +640,7 @@ static cnn_status tf32_forward(const cnn_launch_args *a, int timed_x, cudaStream
     const tm_geom g = geom_of(&a->s, 4, 0);
     char *ws = (char *)a->workspace;
     if (timed_x) tf32_x_layout(&a->s, a->x, (float *)ws, g, st);
-    const tm_io io = {CU_TENSOR_MAP_DATA_TYPE_FLOAT32, ws, ws + tf32_x_bytes(g), 1, 0, 0};
+    const tm_io io = {CU_TENSOR_MAP_DATA_TYPE_FLOAT32, ws, ws + tf32_x_bytes(g), 1, 0, 0, 0};
     return launch_tile<float>(&a->s, a->tile, io, a->y, st);
 }
 
@@ -642,10 +681,10 @@ static cnn_status nhwc_forward(const cnn_launch_args *a, cnn_nhwc_type t, cudaSt
         x = xp, w = wp, s.C = (s.C + 7) / 8 * 8; /* the zero channels add nothing */
     }
     if (t == CNN_NHWC_F16)
-        return launch_tile<f16>(&s, TM_SUB_TILES[a->tile], {CU_TENSOR_MAP_DATA_TYPE_FLOAT16, x, w, 0, 1, 0}, (f16 *)y, st);
+        return launch_tile<f16>(&s, TM_SUB_TILES[a->tile], {CU_TENSOR_MAP_DATA_TYPE_FLOAT16, x, w, 0, 1, 0, 0}, (f16 *)y, st);
     if (t == CNN_NHWC_F32)
-        return launch_tile<float>(&s, TM_SUB_TILES[a->tile], {CU_TENSOR_MAP_DATA_TYPE_FLOAT32, x, w, 0, 1, 0}, (float *)y, st);
-    return launch_tile<bf16>(&s, a->tile, {CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, x, w, 0, 1, 0}, (bf16 *)y, st);
+        return launch_tile<float>(&s, TM_SUB_TILES[a->tile], {CU_TENSOR_MAP_DATA_TYPE_FLOAT32, x, w, 0, 1, 0, 0}, (float *)y, st);
+    return launch_tile<bf16>(&s, a->tile, {CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, x, w, 0, 1, 0, 0}, (bf16 *)y, st);
 }
 
 extern "C" cnn_status cnn_launch_bf16_tma_nhwc(const cnn_launch_args *a, cudaStream_t st)
