@@ -273,6 +273,7 @@ static inline void gl_lab_fill_timing(const gl_lab *L, gl_row *row, const gl_tim
 {
     row->reps = t->reps;
     row->batch = t->batch;
+    row->programmatic_edges = t->programmatic_edges;
     row->median_ms = t->ms.median;
     row->min_ms = t->ms.min;
     row->max_ms = t->ms.max;

@@ -30,6 +30,7 @@ typedef struct {
     double working_set_bytes;
     const char *l2; /* "warm" or "flushed" */
     int reps, batch;
+    int programmatic_edges; /* of the batch's graph (gl_timing): written as a '# graph' line if not 0 */
     double median_ms, min_ms, max_ms, gbs, pct_of_copy, ratio;
     double requests, sectors_per_request, expected_sectors_per_request;
     double segments_per_request, expected_segments_per_request;
@@ -272,6 +273,9 @@ static inline void gl_report_row(gl_report *r, const gl_row *x)
     gl_csv_num(f, x->intensity);
     gl_csv_num(f, x->pct_of_peak);
     fputc('\n', f);
+    if (x->programmatic_edges) /* the time per launch includes launches overlapping (see gl_timing) */
+        fprintf(f, "# graph variant=%s/%s batch=%d programmatic_edges=%d\n", x->experiment, x->variant, x->batch,
+                x->programmatic_edges);
     gl_report_check_write(r, fflush(f) != 0);
 }
 

@@ -43,6 +43,10 @@ typedef struct {
     gl_summary ms; /* per launch */
     int reps, batch;
     int l2_flushed;
+    /* Edges of the batch's graph along which a launch may start before the one it follows has
+     * finished (programmatic dependent launch: the work's own launches or a library's ask for it);
+     * 0 with no graph, -1 where this CUDA cannot tell (before 12.3). */
+    int programmatic_edges;
 } gl_timing;
 
 static inline gl_timer gl_timer_create(const gl_device_info *d)
@@ -93,13 +97,42 @@ static inline double gl_time_once(gl_timer *t, gl_enqueue_fn fn, void *ctx, cuda
     return gl_time_calls(t, fn, ctx, exec, 1);
 }
 
-static inline cudaGraphExec_t gl_capture_batch(gl_timer *t, gl_enqueue_fn fn, void *ctx, int batch)
+/* The programmatic edges of a captured graph (gl_timing's programmatic_edges). */
+static inline int gl_programmatic_edges(cudaGraph_t graph)
+{
+#if CUDART_VERSION >= 12030
+#if CUDART_VERSION >= 13000
+#define GL_GRAPH_EDGES cudaGraphGetEdges
+#else
+#define GL_GRAPH_EDGES cudaGraphGetEdges_v2
+#endif
+    size_t n = 0;
+    GL_CHECK(GL_GRAPH_EDGES(graph, NULL, NULL, NULL, &n));
+    if (n == 0) return 0;
+    cudaGraphNode_t *from = (cudaGraphNode_t *)gl_host_alloc(2 * n * sizeof(cudaGraphNode_t), "graph edges");
+    cudaGraphEdgeData *data = (cudaGraphEdgeData *)gl_host_alloc(n * sizeof(cudaGraphEdgeData), "graph edge data");
+    GL_CHECK(GL_GRAPH_EDGES(graph, from, from + n, data, &n));
+    int programmatic = 0;
+    for (size_t i = 0; i < n; i++) programmatic += data[i].type == cudaGraphDependencyTypeProgrammatic;
+    free(from);
+    free(data);
+    return programmatic;
+#undef GL_GRAPH_EDGES
+#else
+    (void)graph;
+    return -1;
+#endif
+}
+
+static inline cudaGraphExec_t gl_capture_batch(gl_timer *t, gl_enqueue_fn fn, void *ctx, int batch,
+                                               int *programmatic_edges)
 {
     cudaGraph_t graph;
     cudaGraphExec_t exec;
     GL_CHECK(cudaStreamBeginCapture(t->stream, cudaStreamCaptureModeThreadLocal));
     for (int b = 0; b < batch; b++) fn(ctx, t->stream);
     GL_CHECK(cudaStreamEndCapture(t->stream, &graph));
+    *programmatic_edges = gl_programmatic_edges(graph);
     GL_CHECK(cudaGraphInstantiate(&exec, graph, 0));
     GL_CHECK(cudaGraphDestroy(graph));
     return exec;
@@ -139,7 +172,7 @@ static inline gl_timing gl_time_mode(gl_timer *t, gl_enqueue_fn fn, void *ctx, c
             reps = fit > floor_reps ? fit : floor_reps;
         }
         if (batch > 1 && use_graph) {
-            exec = gl_capture_batch(t, fn, ctx, batch);
+            exec = gl_capture_batch(t, fn, ctx, batch, &r.programmatic_edges);
             GL_CHECK(cudaGraphLaunch(exec, t->stream)); /* warm the graph itself */
             GL_CHECK(cudaStreamSynchronize(t->stream));
         }
