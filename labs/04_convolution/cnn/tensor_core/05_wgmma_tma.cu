@@ -346,8 +346,9 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
  * clusters of N blocks sharing each w box by TMA multicast (each loads 1 / N of it: BN / N rows,
  * at least 8 for the swizzle's 1024-byte pattern); ksN: split-K over clusters of N blocks (one
  * box per cluster, each block a share of its k-tiles, the partial tiles summed on chip); pp:
- * persistent ping-pong (each consumer warpgroup a whole 128-row box, the two in turn). The rows
- * on mma3's arrays try the first CNN_WGMMA_TMA_TILES, ours_bf16_tma_nhwc all of them. */
+ * persistent ping-pong (each consumer warpgroup a whole 128-row box, the two in turn); pdl_: a tile
+ * launched with programmatic dependent launch (TM_PDL_OF). The rows on mma3's arrays try the first
+ * CNN_WGMMA_TMA_TILES, ours_bf16_tma_nhwc all of them. */
 static const char *const TM_TILE_NAMES[CNN_TMA_NHWC_TILES] = {
     "128x64_4st_2blk", "128x64_9st", "128x128_7st", "128x256_4st", "halo_128x64", "halo_128x128",
     "p128x128_7st",    "p_halo_128x128", "p256x128_4st", "p_halo_256x64", "p128x256_4st", "p128x64_4st_2blk",
