@@ -23,6 +23,7 @@
 #define GL_BULK_CUH
 #include <stdint.h>
 #include "gl_check.h"
+#include "gl_green.h" /* gl_current_sms */
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define GL_BULK_ASYNC 1 /* the bulk copies exist (sm_90) */
@@ -128,13 +129,15 @@ static __device__ __forceinline__ void gl_bulk_fill_rows(uint8_t *dst, unsigned 
 #endif
 }
 
-/* Host: the blocks of `threads` threads and `smem` bytes of dynamic shared memory the GPU holds at
- * once (SMs x cudaOccupancyMaxActiveBlocksPerMultiprocessor), at least 1. */
+/* Host: the blocks of `threads` threads and `smem` bytes of dynamic shared memory the run's SMs hold
+ * at once (SMs x cudaOccupancyMaxActiveBlocksPerMultiprocessor; the SMs of --sms's green context
+ * where there is one), at least 1. */
 static inline int gl_resident_blocks(const void *kernel, int threads, size_t smem)
 {
     int dev = 0, sms = 0, per_sm = 0;
     GL_CHECK(cudaGetDevice(&dev));
     GL_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    sms = gl_current_sms(sms); /* --sms: the green context's SMs, not the GPU's */
     GL_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
     return sms * per_sm > 0 ? sms * per_sm : 1;
 }

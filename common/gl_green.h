@@ -91,6 +91,31 @@ static inline const gl_driver_api *gl_driver(void)
     return d.loaded > 0 ? &d : NULL;
 }
 
+/* The SMs the kernels of the thread's current context run on: a green context's own (--sms N), else
+ * `sms_device`. Asked of the driver (cuCtxGetDevResource, fetched on its own so that a driver
+ * without it keeps --sms working), so that code sizing a grid to the GPU needs no lab state. */
+static inline int gl_current_sms(int sms_device)
+{
+    static PFN_cuCtxGetDevResource_v12040 ctx_resource;
+    static int fetched;
+    if (!fetched) {
+        enum cudaDriverEntryPointQueryResult q;
+        fetched = 1;
+        if (cudaGetDriverEntryPointByVersion("cuCtxGetDevResource", (void **)&ctx_resource, 12040, cudaEnableDefault,
+                                             &q) != cudaSuccess ||
+            q != cudaDriverEntryPointSuccess)
+            ctx_resource = NULL;
+    }
+    const gl_driver_api *d = gl_driver();
+    CUcontext ctx = NULL;
+    CUdevResource sm;
+    if (!d || !ctx_resource || d->ctx_get(&ctx) != CUDA_SUCCESS || !ctx ||
+        ctx_resource(ctx, &sm, CU_DEV_RESOURCE_TYPE_SM) != CUDA_SUCCESS || sm.sm.smCount == 0 ||
+        (int)sm.sm.smCount > sms_device)
+        return sms_device;
+    return (int)sm.sm.smCount;
+}
+
 static inline void gl_cu_check(CUresult r, const char *expr, const char *file, int line)
 {
     if (r == CUDA_SUCCESS) return;
@@ -100,6 +125,8 @@ static inline void gl_cu_check(CUresult r, const char *expr, const char *file, i
     exit(GL_EXIT_FAIL);
 }
 #define GL_CU_CHECK(expr) gl_cu_check((expr), #expr, __FILE__, __LINE__)
+#else
+static inline int gl_current_sms(int sms_device) { return sms_device; }
 #endif
 
 /* Is `n` an SM count the device can give? The whole GPU always; else a multiple of the alignment
