@@ -58,6 +58,7 @@ typedef struct {
     PFN_cuGreenCtxDestroy_v12040 destroy;
     PFN_cuCtxFromGreenCtx_v12040 as_context;
     PFN_cuStreamGetGreenCtx_v12040 stream_green;
+    PFN_cuCtxGetDevResource_v12040 ctx_resource;
 } gl_driver_api;
 
 /* The driver functions, fetched once; NULL if this driver lacks any of them. */
@@ -79,7 +80,8 @@ static inline const gl_driver_api *gl_driver(void)
                 {"cuGreenCtxCreate", (void **)&d.create, 12040},
                 {"cuGreenCtxDestroy", (void **)&d.destroy, 12040},
                 {"cuCtxFromGreenCtx", (void **)&d.as_context, 12040},
-                {"cuStreamGetGreenCtx", (void **)&d.stream_green, 12040}};
+                {"cuStreamGetGreenCtx", (void **)&d.stream_green, 12040},
+                {"cuCtxGetDevResource", (void **)&d.ctx_resource, 12040}};
     d.loaded = 1;
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         enum cudaDriverEntryPointQueryResult q;
@@ -92,26 +94,14 @@ static inline const gl_driver_api *gl_driver(void)
 }
 
 /* The SMs the kernels of the thread's current context run on: a green context's own (--sms N), else
- * `sms_device`. Asked of the driver (cuCtxGetDevResource, fetched on its own so that a driver
- * without it keeps --sms working), so that code sizing a grid to the GPU needs no lab state. */
+ * `sms_device`. Asked of the driver, so that code sizing a grid to the GPU needs no lab state. */
 static inline int gl_current_sms(int sms_device)
 {
-    static PFN_cuCtxGetDevResource_v12040 ctx_resource;
-    static int fetched;
-    if (!fetched) {
-        enum cudaDriverEntryPointQueryResult q;
-        fetched = 1;
-        if (cudaGetDriverEntryPointByVersion("cuCtxGetDevResource", (void **)&ctx_resource, 12040, cudaEnableDefault,
-                                             &q) != cudaSuccess ||
-            q != cudaDriverEntryPointSuccess)
-            ctx_resource = NULL;
-    }
     const gl_driver_api *d = gl_driver();
     CUcontext ctx = NULL;
     CUdevResource sm;
-    if (!d || !ctx_resource || d->ctx_get(&ctx) != CUDA_SUCCESS || !ctx ||
-        ctx_resource(ctx, &sm, CU_DEV_RESOURCE_TYPE_SM) != CUDA_SUCCESS || sm.sm.smCount == 0 ||
-        (int)sm.sm.smCount > sms_device)
+    if (!d || d->ctx_get(&ctx) != CUDA_SUCCESS || !ctx || d->ctx_resource(ctx, &sm, CU_DEV_RESOURCE_TYPE_SM) != CUDA_SUCCESS ||
+        sm.sm.smCount == 0 || (int)sm.sm.smCount > sms_device)
         return sms_device;
     return (int)sm.sm.smCount;
 }

@@ -255,26 +255,6 @@ static __device__ __forceinline__ void tm_reduce(const tm_geom &g, unsigned base
 }
 #endif
 
-/* Programmatic dependent launch (Hopper): a kernel launched with the programmatic-serialization
- * attribute (the pdl_ tiles) may start while the kernel before it in the stream still runs, once
- * every block of that one has said griddepcontrol.launch_dependents (or exited). Its blocks go to the
- * SMs the other leaves idle, set up their barriers, and wait in griddepcontrol.wait until it has
- * finished and its memory is visible: only then is x read or y written. What it saves: the launch's
- * latency and the prologue, a good part of a layer that lasts 3 to 6 us. Without the attribute both
- * instructions return at once. */
-static __device__ __forceinline__ void pdl_let_next_launch()
-{
-#if TMA_BUILT
-    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#endif
-}
-static __device__ __forceinline__ void pdl_wait_for_inputs()
-{
-#if TMA_BUILT
-    asm volatile("griddepcontrol.wait;\n" ::: "memory");
-#endif
-}
-
 /* Lesson: the TMA-fed, warp-specialised implicit GEMM; see the file comment. Block: 384 threads
  * (producer warpgroup + 2 consumer warpgroups), boxes of 128 WM pixel rows x BN output channels:
  * box blockIdx.x, then every gridDim.x-th after it (a grid of one block per box walks one each; a
