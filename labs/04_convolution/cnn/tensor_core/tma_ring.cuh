@@ -32,7 +32,7 @@ typedef struct {
     int nhwc_out;                     /* 1: y written channels-last (NHWC), else NCHW */
 } tm_geom;
 
-/* bw: the power of two >= W, from 8 up to 128 (16 with the halo: taller boxes, less halo). x in
+/* bw: the power of two >= W, from 8 up to the box's rows (16 with the halo: taller boxes, less halo). x in
  * memory: `bordered` (mma3's xp: a zero border of pad pixels, C rounded up to 8, map coordinates
  * from 0) or the plain NHWC tensor (Cp = C; the map's coordinates start at -pad and TMA fills what
  * lies outside the tensor with zeros: the border costs neither memory nor a copy). */
@@ -45,7 +45,7 @@ TM_HD tm_geom tm_geom_make(int N, int C, int H, int W, int M, int R, int S, int 
     g.oy = bordered ? 0 : -pad_h, g.ox = bordered ? 0 : -pad_w;
     g.kc = 128 / elem_bytes, g.chunks = (g.Cp + g.kc - 1) / g.kc, g.rt = halo ? R : 1;
     g.nk = R / g.rt * S * g.chunks;
-    for (g.bw = 8; g.bw < W && g.bw < (halo ? 16 : 128); g.bw *= 2) {
+    for (g.bw = 8; g.bw < W && g.bw < (halo ? 16 : rows); g.bw *= 2) {
     }
     g.rows = rows, g.bh = rows / g.bw, g.tiles_x = (W + g.bw - 1) / g.bw, g.tiles_y = (H + g.bh - 1) / g.bh;
     g.a_rows = (g.bh + g.rt - 1) * g.bw, g.stages = 0, g.nhwc_out = 0; /* stages: tm_fit_stages */
