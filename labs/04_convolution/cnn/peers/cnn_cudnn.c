@@ -12,6 +12,7 @@
 #include "cnn.h"
 #include "tensor_core.h"
 #include "gl_check.h"
+#include "cnn_cudnn_graph.h"
 
 #ifdef HAVE_CUDNN
 #include <cudnn.h>
@@ -50,8 +51,10 @@ static struct {
     cudnnConvolutionDescriptor_t cd;
     cudnnConvolutionFwdAlgo_t algo;
     int ready;
-    int n_candidates;
+    int n_candidates;                      /* the legacy API's algorithms */
     cudnnConvolutionFwdAlgo_t candidates[CNN_CUDNN_MAX_CANDIDATES];
+    int n_graph;                           /* NHWC rows: then the graph API's plans (cnn_cudnn_graph.c) */
+    int graph_i;                           /* the plan `use` selected, -1: the legacy algorithm */
 } g;
 
 int cnn_cudnn_available(void) { return 1; }
@@ -110,17 +113,28 @@ static cnn_status prepare_mode(const peer_mode *mode, const cnn_shape *s, int he
         g.candidates[g.n_candidates++] = perf[i].algo;
         if (ws > *workspace_bytes) *workspace_bytes = ws;
     }
+    /* NHWC: cuDNN's graph API adds its plans, as PyTorch reaches cuDNN (cnn_cudnn_graph.c) */
+    g.n_graph = 0, g.graph_i = -1;
+    if (mode->format == CUDNN_TENSOR_NHWC) {
+        size_t graph_ws = 0;
+        g.n_graph = cnn_cudnn_graph_prepare(g.handle, s, mode->data, heuristic, CNN_CUDNN_GRAPH_WORKSPACE_CAP, &graph_ws);
+        if (graph_ws > *workspace_bytes) *workspace_bytes = graph_ws;
+        printf("note: cuDNN %s: %d legacy algorithms and %d graph-API plans (%d engine configs left out: over %u MiB"
+               " of workspace, reduced-precision numerics, or not for this GPU)\n",
+               mode->name, g.n_candidates, g.n_graph, cnn_cudnn_graph_left_out(), CNN_CUDNN_GRAPH_WORKSPACE_CAP >> 20);
+    }
     if (g.n_candidates == 0 && mode->math == CUDNN_FMA_MATH) {
         fprintf(stderr, "cuDNN found no FMA-math algorithm for this shape\n");
         exit(GL_EXIT_FAIL);
     }
-    if (g.n_candidates == 0) { /* e.g. a GPU without tensor cores for the type: the row is absent */
+    if (g.n_candidates + g.n_graph == 0) { /* e.g. a GPU without tensor cores for the type: the row is absent */
         printf("note: cuDNN ran no algorithm with %s math for this shape (%d found, math types:", mode->name, found);
         for (int i = 0; i < found; i++) printf(" %s/%d", algo_name(perf[i].algo), (int)perf[i].mathType);
         printf("): row left out\n");
         return CNN_ERR_VARIANT;
     }
-    g.algo = g.candidates[0];
+    if (g.n_candidates > 0) g.algo = g.candidates[0];
+    else g.graph_i = 0;
     g.ready = 1;
     return CNN_OK;
 }
@@ -164,10 +178,16 @@ static cnn_status prepare_tf32_nhwc(const cnn_shape *s, int heuristic, size_t *w
     return prepare_nhwc(&TF32_NHWC, CNN_NHWC_F32, s, heuristic, ws);
 }
 
-static int candidates(void) { return g.n_candidates; }
+static int candidates(void) { return g.n_candidates + g.n_graph; }
 
+/* Candidate i: the legacy algorithms first, then the graph API's plans. */
 static const char *use(int i)
 {
+    if (i >= g.n_candidates) {
+        g.graph_i = i - g.n_candidates;
+        return cnn_cudnn_graph_name(g.graph_i);
+    }
+    g.graph_i = -1;
     g.algo = g.candidates[i];
     return algo_name(g.algo);
 }
@@ -182,6 +202,8 @@ static cnn_status forward(const void *x, const void *w, void *y, void *workspace
         CUDNN_CHECK(cudnnSetStream(g.handle, st));
         current = st;
     }
+    if (g.graph_i >= 0) return cnn_cudnn_graph_execute(g.handle, g.graph_i, (void *)x, (void *)w, y, workspace,
+                                                      workspace_bytes);
     CUDNN_CHECK(cudnnConvolutionForward(g.handle, &one, g.xd, x, g.wd, w, g.cd, g.algo, workspace, workspace_bytes,
                                         &zero, g.yd, y));
     return CNN_OK;
@@ -222,6 +244,8 @@ cnn_status cnn_launch_cudnn_tf32_nhwc(const cnn_launch_args *a, cudaStream_t st)
 static void release(void)
 {
     if (!g.handle) return;
+    cnn_cudnn_graph_release();
+    g.n_graph = 0, g.graph_i = -1;
     cudnnDestroyTensorDescriptor(g.xd);
     cudnnDestroyTensorDescriptor(g.yd);
     cudnnDestroyFilterDescriptor(g.wd);
