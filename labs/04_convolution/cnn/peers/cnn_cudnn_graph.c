@@ -205,7 +205,7 @@ int cnn_cudnn_graph_prepare(cudnnHandle_t h, const cnn_shape *s, cudnnDataType_t
     cnn_cudnn_graph_release();
     cudnnBackendDescriptor_t t[3];
     cudnnBackendDescriptor_t graph = convolution_graph(h, s, type, t);
-    const int per_mode = quick ? 2 : CNN_CUDNN_GRAPH_MAX_PLANS;
+    const int per_mode = quick ? 2 : CNN_CUDNN_GRAPH_PER_MODE;
     plans_of_mode(h, graph, CUDNN_HEUR_MODE_A, per_mode, cap);
     if (!quick) {
         plans_of_mode(h, graph, CUDNN_HEUR_MODE_B, per_mode, cap);

@@ -4,7 +4,8 @@
 #define CNN_CUDNN_GRAPH_H
 #include "cnn.h"
 
-#define CNN_CUDNN_GRAPH_MAX_PLANS 16            /* plans kept per layer and type, over the three modes */
+#define CNN_CUDNN_GRAPH_MAX_PLANS 24            /* plans kept per layer and type, over the three modes */
+#define CNN_CUDNN_GRAPH_PER_MODE 10             /* the first engine configs each mode ranks */
 #define CNN_CUDNN_GRAPH_WORKSPACE_CAP (256u << 20) /* a plan needing more workspace is left out */
 
 #ifdef HAVE_CUDNN

@@ -327,7 +327,7 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
  * at least 8 for the swizzle's 1024-byte pattern); ksN: split-K over clusters of N blocks (one
  * box per cluster, each block a share of its k-tiles, the partial tiles summed on chip); pp:
  * persistent ping-pong (each consumer warpgroup a whole box, the two in turn: 128 rows, or 64 for
- * pp..._64x128, half the work a unit, so a layer of few boxes spreads over more SMs); pdl_: a tile
+ * pp..._64x... and pp64x..., half the work a unit, so a layer of few boxes spreads over more SMs); pdl_: a tile
  * launched with programmatic dependent launch (TM_PDL_OF). The rows on mma3's arrays try the first
  * CNN_WGMMA_TMA_TILES, ours_bf16_tma_nhwc all of them. */
 static const char *const TM_TILE_NAMES[CNN_TMA_NHWC_TILES] = {
@@ -335,13 +335,14 @@ static const char *const TM_TILE_NAMES[CNN_TMA_NHWC_TILES] = {
     "p128x128_7st",    "p_halo_128x128", "p256x128_4st", "p_halo_256x64", "p128x256_4st", "p128x64_4st_2blk",
     "pc2_halo_128x128", "pc8_128x128_7st", "p_halo_256x128", "ks2_128x64", "ks4_128x64", "ks8_128x64",
     "ks2_halo_128x64", "ks4_halo_128x64", "pp_halo_128x128", "pp128x128_7st", "ks2_halo_128x128", "ks2_128x128_7st", "ppc2_halo_128x128",
-    "pp_halo_64x128", "pp64x128_9st",
+    "pp_halo_64x128", "pp64x128_9st", "pp64x64_9st",
     "pdl_128x64_4st_2blk", "pdl_halo_128x64", "pdl_p_halo_128x128", "pdl_p128x64_4st_2blk", "pdl_ks8_128x64",
-    "pdl_ks4_halo_128x64", "pdl_pp_halo_128x128", "pdl_pp_halo_64x128", "pdl_pp64x128_9st"};
+    "pdl_ks4_halo_128x64", "pdl_pp_halo_128x128", "pdl_pp_halo_64x128", "pdl_pp64x128_9st",
+    "pdl_pp64x64_9st"};
 
 /* The pdl_ tiles: tile TM_PDL_OF[i] launched with programmatic dependent launch (tile TM_PDL_FIRST + i). */
-enum { TM_PDL_FIRST = 27 };
-static constexpr int TM_PDL_OF[] = {0, 4, 7, 11, 17, 19, 20, 25, 26};
+enum { TM_PDL_FIRST = 28 };
+static constexpr int TM_PDL_OF[] = {0, 4, 7, 11, 17, 19, 20, 25, 26, 27};
 static_assert(TM_PDL_FIRST + sizeof TM_PDL_OF / sizeof TM_PDL_OF[0] == CNN_TMA_NHWC_TILES, "tensor_core.h's count");
 
 extern "C" const char *cnn_tile_name_wgmma_tma(int tile)
@@ -513,7 +514,7 @@ static cnn_status launch_tm(const cnn_shape *s, int max_stages, const tm_io &io,
 /* FP16's and TF32's tiles: those BF16's autotuner chose on some layer of the H200 run (cnn/README.md)
  * and the ping-pong and 128 x 128 split-K ones, so the kernels compiled stay few; tile t of
  * ours_fp16_tma_nhwc and ours_tf32_tma_nhwc is the table's TM_SUB_TILES[t]. */
-static constexpr int TM_SUB_TILES[] = {4, 7, 8, 11, 17, 19, 20, 21, 22, 23, 25, 26, 28, 29, 30, 31, 32, 33, 34, 35};
+static constexpr int TM_SUB_TILES[] = {4, 7, 8, 11, 17, 19, 20, 21, 22, 23, 25, 26, 27, 29, 30, 31, 32, 33, 34, 35, 36, 37};
 static_assert(sizeof TM_SUB_TILES / sizeof TM_SUB_TILES[0] == CNN_TMA_NHWC_SUB_TILES, "tensor_core.h's count");
 
 /* The tiles a type's kernels are compiled for: BF16 every one; FP16 the subset; TF32 the subset and
@@ -573,6 +574,7 @@ static cnn_status launch_tile(const cnn_shape *s, int tile, tm_io io, T *y, cuda
         TM_TILE(24, 8, 128, 2, 1, true, 3, 2, 1, true)
         TM_TILE(25, 8, 128, 1, 1, true, 3, 1, 1, true)
         TM_TILE(26, 9, 128, 1, 1, true, 1, 1, 1, true)
+        TM_TILE(27, 9, 64, 1, 1, true, 1, 1, 1, true)
     }
 #undef TM_TILE
     return CNN_ERR_VARIANT;
