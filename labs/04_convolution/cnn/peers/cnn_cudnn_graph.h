@@ -4,14 +4,13 @@
 #define CNN_CUDNN_GRAPH_H
 #include "cnn.h"
 
-#define CNN_CUDNN_GRAPH_MAX_PLANS 24            /* plans kept per layer and type, over the three modes */
-#define CNN_CUDNN_GRAPH_PER_MODE 10             /* the first engine configs each mode ranks */
+#define CNN_CUDNN_GRAPH_MAX_PLANS 16            /* plans kept per layer and type, over the three modes */
 #define CNN_CUDNN_GRAPH_WORKSPACE_CAP (256u << 20) /* a plan needing more workspace is left out */
 
 #ifdef HAVE_CUDNN
 #include <cudnn.h>
-/* The plans for x NHWC, w KRSC, y NHWC of `type` (FP32 compute): heuristics modes A, B and
- * FALLBACK (quick: mode A's first two), each finalized on this GPU, within `cap` bytes of workspace,
+/* The plans for x NHWC, w KRSC, y NHWC of `type` (FP32 compute): heuristics modes A (10), B (4)
+ * and FALLBACK (2) (quick: mode A's first two), each finalized on this GPU, within `cap` bytes of workspace,
  * with numerics the rows' bounds cover. Returns how many; workspace_bytes: the most any needs. */
 int cnn_cudnn_graph_prepare(cudnnHandle_t h, const cnn_shape *s, cudnnDataType_t type, int quick, size_t cap,
                             size_t *workspace_bytes);
