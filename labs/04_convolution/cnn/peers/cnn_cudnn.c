@@ -4,7 +4,8 @@
  *   cudnn_bf16  BF16 x, w and y, FP32 compute type, CUDNN_TENSOR_OP_MATH (cuDNN's BFLOAT16 config)
  *   cudnn_{bf16,fp16,tf32}_nhwc  the same in cuDNN's best layout: x and y NHWC, w KRSC, made untimed
  *               (cnn_nhwc.cu); the NCHW rows above change the layout inside their timed call
- * Each keeps only the algorithms cuDNN reports as run with that math type, and the caller keeps the
+ * Each keeps only the algorithms cuDNN reports as run with that math type (the NHWC rows add the
+ * plans of cuDNN's graph API, cnn_cudnn_graph.c, as PyTorch reaches cuDNN), and the caller keeps the
  * fastest of them within the row's bound. Built only when meson finds cuDNN (HAVE_CUDNN); otherwise
  * the cudnn rows are absent. */
 #include <stdio.h>
