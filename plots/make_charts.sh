@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # make_charts.sh - run every lab (or take committed reference results) and render all charts.
 #
-#   plots/make_charts.sh --build BUILDDIR --out OUTDIR [--reference] [--data DIR] [--quick]
+#   plots/make_charts.sh --build BUILDDIR --out OUTDIR [--reference] [--data DIR] [--quick] [--no-gpu-seen]
 #
 # Default: run each lab executable BUILDDIR/labs/NN_name/<exe> with --csv OUTDIR/data/NN_name.csv.
 # A lab that exits with 77 (no usable GPU) falls back to the reference CSV DIR/NN_name.csv.
 # --reference: run nothing, render every DIR/NN_*.csv. DIR defaults to plots/data/h100.
+# --no-gpu-seen: `meson setup` saw no GPU driver (-Dplots-labs=auto), so the plots targets built no lab:
+# each lab of BUILDDIR takes its reference CSV DIR/NN_name.csv, as a lab that exits 77 does, and the
+# run says so (on a CPU-only machine the first `meson compile -C build plots` takes seconds).
 # Each CSV is rendered by every plots/NN_*.gp with the same NN, as PNG and SVG into OUTDIR.
 # GNUPLOT (environment) names the gnuplot to use; default: gnuplot on PATH. Without one, the labs
 # still run and write their CSVs and logs; the last line then says the charts were not drawn and
@@ -19,9 +22,9 @@ plots=$root/plots
 gnuplot=${GNUPLOT:-gnuplot}
 
 die() { echo "make_charts: $*" >&2; exit 1; }
-usage() { die "usage: $0 --build BUILDDIR --out OUTDIR [--reference] [--data DIR] [--quick]"; }
+usage() { die "usage: $0 --build BUILDDIR --out OUTDIR [--reference] [--data DIR] [--quick] [--no-gpu-seen]"; }
 
-build="" out="" data=$plots/data/h100 reference=0 quick=""
+build="" out="" data=$plots/data/h100 reference=0 quick="" no_gpu_seen=0
 while (($#)); do
     case $1 in
         --build) (($# > 1)) || usage; build=$2; shift 2 ;;
@@ -29,6 +32,7 @@ while (($#)); do
         --data) (($# > 1)) || usage; data=$2; shift 2 ;;
         --reference) reference=1; shift ;;
         --quick) quick=--quick; shift ;;
+        --no-gpu-seen) no_gpu_seen=1; shift ;;
         *) usage ;;
     esac
 done
@@ -64,6 +68,13 @@ else
         ((done_labs > 0)) && eta=", about $((elapsed * (total - done_labs) / done_labs)) s left at this pace"
         echo "[$((done_labs + 1))/$total] $lab (${elapsed} s so far$eta)"
         done_labs=$((done_labs + 1))
+        if ((no_gpu_seen)); then   # not built: meson setup saw no GPU
+            csv=$data/$lab.csv
+            [[ -f $csv ]] || die "$lab: not built (meson setup saw no GPU) and no reference results $csv"
+            echo "$lab: not built for this run (meson setup saw no GPU): the charts come from committed reference results $csv"
+            use "$csv" "committed reference results $csv (no GPU when meson setup ran; the lab was not built)"
+            continue
+        fi
         # The lab executable: the one executable file without a dot (meson's own files have one).
         mapfile -t exes < <(find "$dir" -maxdepth 1 -type f -executable ! -name '*.*')
         if ((${#exes[@]} == 0)); then   # a lab in its first stage (e.g. a CPU reference only)
@@ -96,6 +107,12 @@ fi
 # The run's wall time: every lab and, when drawn, the charts.
 run_time() {
     if ((reference)); then return; fi
+    if ((no_gpu_seen)); then
+        echo "no lab ran here (meson setup saw no GPU, so the plots target built none; -Dplots-labs=enabled" \
+             "builds and runs them): the charts come from the committed reference results in $data" \
+             "($((SECONDS - run_start)) s)"
+        return
+    fi
     if ((measured == 0)); then  # every lab exited 77: say so, not a run's time
         echo "no lab ran on a GPU here (every lab exited 77, no usable GPU): $out/data/ holds no CSV; the" \
              "charts come from the committed reference results in $data ($((SECONDS - run_start)) s)"
