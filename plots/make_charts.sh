@@ -6,7 +6,7 @@
 # Default: run each lab executable BUILDDIR/labs/NN_name/<exe> with --csv OUTDIR/data/NN_name.csv.
 # A lab that exits with 77 (no usable GPU) falls back to the reference CSV DIR/NN_name.csv.
 # --reference: run nothing, render every DIR/NN_*.csv. DIR defaults to plots/data/h100.
-# --no-gpu-seen: `meson setup` saw no GPU driver (-Dplots-labs=auto), so the plots targets built no lab:
+# --no-gpu-seen: `meson setup` found no NVIDIA driver (-Dplots-labs=auto), so the plots targets built no lab:
 # each lab of BUILDDIR takes its reference CSV DIR/NN_name.csv, as a lab that exits 77 does, and the
 # run says so (on a CPU-only machine the first `meson compile -C build plots` takes seconds).
 # Each CSV is rendered by every plots/NN_*.gp with the same NN, as PNG and SVG into OUTDIR.
@@ -68,11 +68,11 @@ else
         ((done_labs > 0)) && eta=", about $((elapsed * (total - done_labs) / done_labs)) s left at this pace"
         echo "[$((done_labs + 1))/$total] $lab (${elapsed} s so far$eta)"
         done_labs=$((done_labs + 1))
-        if ((no_gpu_seen)); then   # not built: meson setup saw no GPU
+        if ((no_gpu_seen)); then   # not built: meson setup found no NVIDIA driver
             csv=$data/$lab.csv
-            [[ -f $csv ]] || die "$lab: not built (meson setup saw no GPU) and no reference results $csv"
-            echo "$lab: not built for this run (meson setup saw no GPU): the charts come from committed reference results $csv"
-            use "$csv" "committed reference results $csv (no GPU when meson setup ran; the lab was not built)"
+            [[ -f $csv ]] || die "$lab: not built (meson setup found no NVIDIA driver) and no reference results $csv"
+            echo "$lab: not built for this run (meson setup found no NVIDIA driver): the charts come from committed reference results $csv"
+            use "$csv" "committed reference results $csv (no NVIDIA driver when meson setup ran; the lab was not built)"
             continue
         fi
         # The lab executable: the one executable file without a dot (meson's own files have one).
@@ -108,7 +108,7 @@ fi
 run_time() {
     if ((reference)); then return; fi
     if ((no_gpu_seen)); then
-        echo "no lab ran here (meson setup saw no GPU, so the plots target built none; -Dplots-labs=enabled" \
+        echo "no lab ran here (meson setup found no NVIDIA driver, so the plots target built none; -Dplots-labs=enabled" \
              "builds and runs them): the charts come from the committed reference results in $data" \
              "($((SECONDS - run_start)) s)"
         return

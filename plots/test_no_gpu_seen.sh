@@ -23,11 +23,11 @@ GNUPLOT=/no/such/gnuplot bash "$here/make_charts.sh" --build "$tmp/build" --out 
     --no-gpu-seen >"$tmp/out.txt" 2>&1 || rc=$?
 ((rc == 0)) || fail "exit code $rc, expected 0"
 for lab in 01_alpha 02_beta; do
-    [[ ! -e $tmp/ran_$lab ]] || fail "$lab ran although meson setup saw no GPU"
-    grep -q "^$lab: not built for this run (meson setup saw no GPU): the charts come from committed reference results $tmp/ref/$lab.csv$" \
+    [[ ! -e $tmp/ran_$lab ]] || fail "$lab ran although meson setup found no NVIDIA driver"
+    grep -q "^$lab: not built for this run (meson setup found no NVIDIA driver): the charts come from committed reference results $tmp/ref/$lab.csv$" \
         "$tmp/out.txt" || fail "no line saying $lab takes $tmp/ref/$lab.csv"
 done
-grep -Eq "^no lab ran here \(meson setup saw no GPU, so the plots target built none; -Dplots-labs=enabled builds and runs them\): the charts come from the committed reference results in $tmp/ref \([0-9]+ s\)$" \
+grep -Eq "^no lab ran here \(meson setup found no NVIDIA driver, so the plots target built none; -Dplots-labs=enabled builds and runs them\): the charts come from the committed reference results in $tmp/ref \([0-9]+ s\)$" \
     "$tmp/out.txt" || fail "no line saying that no lab ran and why"
 grep -q "^full run" "$tmp/out.txt" && fail "a 'full run' time although no lab ran"
 
@@ -36,6 +36,6 @@ rc=0
 GNUPLOT=/no/such/gnuplot bash "$here/make_charts.sh" --build "$tmp/build" --out "$tmp/charts" --data "$tmp/ref" \
     --no-gpu-seen >"$tmp/out.txt" 2>&1 || rc=$?
 ((rc == 1)) || fail "exit code $rc without 02_beta's reference CSV, expected 1"
-grep -q "02_beta: not built (meson setup saw no GPU) and no reference results $tmp/ref/02_beta.csv" "$tmp/out.txt" ||
+grep -q "02_beta: not built (meson setup found no NVIDIA driver) and no reference results $tmp/ref/02_beta.csv" "$tmp/out.txt" ||
     fail "the failure does not name the missing reference CSV"
 echo "ok: --no-gpu-seen runs no lab, takes each reference CSV and says why"
