@@ -21,12 +21,21 @@
 enum { UID_X = 1, UID_W = 2, UID_Y = 3 };
 
 #define GRAPH_OK(call) (graph_ok((call), #call, __LINE__))
-/* A backend call that must succeed while the graph is described: else the run fails (exit 1). */
+/* A backend call that must succeed (creating a descriptor, running a finalized plan): else the run
+ * fails (exit 1). */
 static void graph_ok(cudnnStatus_t st, const char *call, int line)
 {
     if (st == CUDNN_STATUS_SUCCESS) return;
     fprintf(stderr, "cuDNN error: %s: %s (cnn_cudnn_graph.c:%d)\n", call, cudnnGetErrorString(st), line);
     exit(GL_EXIT_FAIL);
+}
+
+/* Describing the graph may be refused where the GPU or this cuDNN lacks the type (BF16 before
+ * sm_80): then the graph API adds no plan and the row keeps what the legacy API found. */
+static cudnnStatus_t g_described;
+static void described(cudnnStatus_t st)
+{
+    if (g_described == CUDNN_STATUS_SUCCESS) g_described = st;
 }
 
 typedef struct {
@@ -51,7 +60,7 @@ static cudnnBackendDescriptor_t make(cudnnBackendDescriptorType_t type)
 static void set(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t a, cudnnBackendAttributeType_t t, int64_t n,
                 const void *v)
 {
-    GRAPH_OK(cudnnBackendSetAttribute(d, a, t, n, v));
+    described(cudnnBackendSetAttribute(d, a, t, n, v));
 }
 
 /* A 4-D tensor of logical dims (n, c, h, w) stored channels-last (strides h w c, 1, w c, c). */
@@ -65,7 +74,7 @@ static cudnnBackendDescriptor_t channels_last_tensor(int64_t uid, cudnnDataType_
     set(d, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides);
     set(d, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid);
     set(d, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align);
-    GRAPH_OK(cudnnBackendFinalize(d));
+    described(cudnnBackendFinalize(d));
     return d;
 }
 
@@ -87,7 +96,7 @@ static cudnnBackendDescriptor_t convolution_graph(cudnnHandle_t h, const cnn_sha
     set(conv, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, 2, ones);
     set(conv, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, 2, pad);
     set(conv, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, 2, pad);
-    GRAPH_OK(cudnnBackendFinalize(conv));
+    described(cudnnBackendFinalize(conv));
     cudnnBackendDescriptor_t op = make(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
     const float alpha = 1.0f, beta = 0.0f;
     set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &t[0]);
@@ -96,11 +105,11 @@ static cudnnBackendDescriptor_t convolution_graph(cudnnHandle_t h, const cnn_sha
     set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &conv);
     set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha);
     set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
-    GRAPH_OK(cudnnBackendFinalize(op));
+    described(cudnnBackendFinalize(op));
     cudnnBackendDescriptor_t graph = make(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
     set(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &op);
     set(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &h);
-    GRAPH_OK(cudnnBackendFinalize(graph));
+    described(cudnnBackendFinalize(graph));
     cudnnBackendDestroyDescriptor(op);
     cudnnBackendDestroyDescriptor(conv);
     return graph;
@@ -204,7 +213,16 @@ int cnn_cudnn_graph_prepare(cudnnHandle_t h, const cnn_shape *s, cudnnDataType_t
 {
     cnn_cudnn_graph_release();
     cudnnBackendDescriptor_t t[3];
+    g_described = CUDNN_STATUS_SUCCESS;
     cudnnBackendDescriptor_t graph = convolution_graph(h, s, type, t);
+    *workspace_bytes = 0;
+    if (g_described != CUDNN_STATUS_SUCCESS) { /* no graph for this type here: no plans */
+        printf("note: cuDNN's graph API refused the convolution (%s): no graph-API plans\n",
+               cudnnGetErrorString(g_described));
+        cudnnBackendDestroyDescriptor(graph);
+        for (int i = 0; i < 3; i++) cudnnBackendDestroyDescriptor(t[i]);
+        return 0;
+    }
     /* mode A's ranking first (its 8th config wins E3_N32 BF16 on the H200), then what B and FALLBACK add */
     plans_of_mode(h, graph, CUDNN_HEUR_MODE_A, quick ? 2 : 10, cap);
     if (!quick) {
@@ -213,7 +231,6 @@ int cnn_cudnn_graph_prepare(cudnnHandle_t h, const cnn_shape *s, cudnnDataType_t
     }
     cudnnBackendDestroyDescriptor(graph);
     for (int i = 0; i < 3; i++) cudnnBackendDestroyDescriptor(t[i]);
-    *workspace_bytes = 0;
     for (int i = 0; i < gp.n; i++)
         if ((size_t)gp.plans[i].workspace > *workspace_bytes) *workspace_bytes = (size_t)gp.plans[i].workspace;
     return gp.n;
