@@ -19,15 +19,6 @@
 #include <cudnn.h>
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations" /* the v7-style API is deprecated in cuDNN 9 */
 
-#define CUDNN_CHECK(call)                                                                             \
-    do {                                                                                              \
-        cudnnStatus_t st_ = (call);                                                                   \
-        if (st_ != CUDNN_STATUS_SUCCESS) {                                                            \
-            fprintf(stderr, "cuDNN error: %s: %s (%s:%d)\n", #call, cudnnGetErrorString(st_), __FILE__, __LINE__); \
-            exit(GL_EXIT_FAIL);                                                                       \
-        }                                                                                             \
-    } while (0)
-
 /* A peer row's data type, math type and layout (NCHW, or NHWC with KRSC filters). */
 typedef struct {
     const char *name;

@@ -20,16 +20,6 @@
 
 enum { UID_X = 1, UID_W = 2, UID_Y = 3 };
 
-#define GRAPH_OK(call) (graph_ok((call), #call, __LINE__))
-/* A backend call that must succeed (creating a descriptor, running a finalized plan): else the run
- * fails (exit 1). */
-static void graph_ok(cudnnStatus_t st, const char *call, int line)
-{
-    if (st == CUDNN_STATUS_SUCCESS) return;
-    fprintf(stderr, "cuDNN error: %s: %s (cnn_cudnn_graph.c:%d)\n", call, cudnnGetErrorString(st), line);
-    exit(GL_EXIT_FAIL);
-}
-
 /* Describing the graph may be refused where the GPU or this cuDNN lacks the type (BF16 before
  * sm_80): then the graph API adds no plan and the row keeps what the legacy API found. */
 static cudnnStatus_t g_described;
@@ -54,7 +44,7 @@ static struct {
 static cudnnBackendDescriptor_t make(cudnnBackendDescriptorType_t type)
 {
     cudnnBackendDescriptor_t d = NULL;
-    GRAPH_OK(cudnnBackendCreateDescriptor(type, &d));
+    CUDNN_CHECK(cudnnBackendCreateDescriptor(type, &d));
     return d;
 }
 static void set(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t a, cudnnBackendAttributeType_t t, int64_t n,
@@ -247,11 +237,11 @@ cnn_status cnn_cudnn_graph_execute(cudnnHandle_t h, int i, void *x, void *w, voi
     cudnnBackendDescriptor_t pack = make(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
     const int64_t uids[3] = {UID_X, UID_W, UID_Y};
     void *ptrs[3] = {x, w, y};
-    set(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, uids);
-    set(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3, ptrs);
-    set(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &workspace);
-    GRAPH_OK(cudnnBackendFinalize(pack));
-    GRAPH_OK(cudnnBackendExecute(h, gp.plans[i].plan, pack));
+    CUDNN_CHECK(cudnnBackendSetAttribute(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, uids));
+    CUDNN_CHECK(cudnnBackendSetAttribute(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3, ptrs));
+    CUDNN_CHECK(cudnnBackendSetAttribute(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &workspace));
+    CUDNN_CHECK(cudnnBackendFinalize(pack));
+    CUDNN_CHECK(cudnnBackendExecute(h, gp.plans[i].plan, pack));
     cudnnBackendDestroyDescriptor(pack);
     return CNN_OK;
 }

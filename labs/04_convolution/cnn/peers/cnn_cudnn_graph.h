@@ -8,7 +8,21 @@
 #define CNN_CUDNN_GRAPH_WORKSPACE_CAP (256u << 20) /* a plan needing more workspace is left out */
 
 #ifdef HAVE_CUDNN
+#include <stdio.h>
+#include <stdlib.h>
 #include <cudnn.h>
+#include "gl_check.h" /* GL_EXIT_FAIL */
+
+/* The peers' one check of a cuDNN call (both files): on failure say which call and why, exit 1. */
+#define CUDNN_CHECK(call)                                                                             \
+    do {                                                                                              \
+        cudnnStatus_t st_ = (call);                                                                   \
+        if (st_ != CUDNN_STATUS_SUCCESS) {                                                            \
+            fprintf(stderr, "cuDNN error: %s: %s (%s:%d)\n", #call, cudnnGetErrorString(st_), __FILE__, __LINE__); \
+            exit(GL_EXIT_FAIL);                                                                       \
+        }                                                                                             \
+    } while (0)
+
 /* The plans for x NHWC, w KRSC, y NHWC of `type` (FP32 compute): heuristics modes A (10), B (4)
  * and FALLBACK (2) (quick: mode A's first two), each finalized on this GPU, within `cap` bytes of workspace,
  * with numerics the rows' bounds cover. Returns how many; workspace_bytes: the most any needs. */
