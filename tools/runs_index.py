@@ -9,7 +9,9 @@ plots/data/ and plots/archive/ (handouts, notebooks, READMEs, scripts) and the G
 --check (the cpu test): RUNS.md must equal what this script writes, no run may be uncited, every
 run a document names as <gpu>/run_<commit> must be a kept folder (a document that cites a removed run
 writes `git show COMMIT:path` instead), and every file it names as <gpu>/run_<commit>/<file> must be in
-that folder (or begin a name there: `san_*.log`, `x.{csv,log}`). Exit 1 naming each fault."""
+that folder (or begin a name there: `tests_san_*.log`, `x.{csv,log}`), and every file of a run must have
+a standard name (STANDARD_NAME: README.txt, env*.txt|csv, plots.log, NN_* for lab NN's files, tests* for
+the suites' and sanitizers' logs). Exit 1 naming each fault."""
 import os
 import re
 import subprocess
@@ -18,6 +20,9 @@ import sys
 RUN = re.compile(r"\b(h100|h200|h200x2)/run_([0-9a-f]{7})\b")
 # A file of a run, as documents cite it (not a chart folder's plots/charts/<gpu>/run_<commit>/).
 RUN_FILE = re.compile(r"(?<!charts/)\b(h100|h200|h200x2)/run_([0-9a-f]{7})/([A-Za-z0-9_.+-]*[A-Za-z0-9_+-])")
+# A run's file names: what it is, then which lab (01..05) or the suites (tests) it belongs to.
+STANDARD_NAME = re.compile(r"^(README\.txt|env(_[A-Za-z0-9_.+-]+)?\.(txt|csv)|plots\.log|0[1-5]_[A-Za-z0-9_.+-]+"
+                           r"|tests(_[A-Za-z0-9_.+-]+)?\.[a-z.]+)$")
 
 
 def tracked(root):
@@ -114,6 +119,9 @@ def main(argv):
                 path = f"plots/archive/{m.group(1)}/run_{m.group(2)}/{m.group(3)}"
                 if (m.group(1), "run_" + m.group(2)) in kept and not any(f.startswith(path) for f in files):
                     faults.append(f"{doc} cites {m.group(0)}, which its run folder does not hold")
+    for f in sorted(files):
+        if f.startswith("plots/archive/") and not STANDARD_NAME.match(os.path.basename(f)):
+            faults.append(f"{f}: not a standard name (see STANDARD_NAME)")
     for fault in sorted(set(faults)):
         print("FAIL:", fault)
     if not faults:

@@ -11,7 +11,7 @@
 // top and bottom strips run the lab's code. Every variant is checked against fusion_reference.c at
 // five sizes (odd ones included, output poisoned first), then timed at 16384^2 beside a cudaMemcpy
 // D2D of the same bytes, in three passes.
-// Measured (2026-11-28, plots/data/{h100,h200}/run_5deb02e/flat_hints.txt; every variant exact): no hint
+// Measured (2026-11-28, plots/data/{h100,h200}/run_5deb02e/04_flat_hints.txt; every variant exact): no hint
 // beats the copied walk without hints (H100 70.0-70.1%, H200 51.9-52.0%): streaming stores 69.1-69.7 /
 // 51.9-52.1, L2::256B loads 69.6-70.0 / 51.6, both 69.6-69.9 / 51.4-51.6, evict-first loads 67.0-67.1 /
 // 51.9-52.0; the lab's kernel 70.5-70.8 / 53.0-53.1 in the same passes.

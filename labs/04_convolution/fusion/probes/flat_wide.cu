@@ -11,7 +11,7 @@
 // Every variant is checked against fusion_reference.c at five sizes (odd ones included, output
 // poisoned first; MISMATCH lines and exit 1 otherwise), then timed at 16384^2 beside a cudaMemcpy
 // D2D of the same bytes, in two passes.
-// Measured (H100, 2026-11-28, plots/archive/h100/run_a50f1cb/flat_wide.txt; every variant exact): np = 8
+// Measured (H100, 2026-11-28, plots/archive/h100/run_a50f1cb/04_flat_wide.txt; every variant exact): np = 8
 // in 128 registers, 16 warps an SM: 62.4 / 63.3% of memcpy, where fused_flat_sf made 68.9 / 70.4% in
 // the same passes; in 96 or 80 registers (604 / 1608 bytes spilled) 55.6-58.1% and 35.8-36.0%. The 7%
 // fewer instructions of the interior loop do not pay for the warps lost. H200 (h200/run_5deb02e): 47.1 /
