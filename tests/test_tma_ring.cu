@@ -106,26 +106,6 @@ static void test_offsets(void)
     CHECK(outside == 2 * (128 - 5 * 13), "a box at y0 = 8 overhangs by 3 rows and 3 columns");
 }
 
-/* A k-tile's descriptors built once, then stepped: the same descriptor as built from the address
- * for every 16-byte-aligned start in a 228 KB shared memory and every step the ring takes. */
-static void test_descriptor_steps(void)
-{
-    int ok = 1, n = 0;
-    const tm_geom g = tm_geom_make(32, 128, 64, 64, 128, 3, 3, 1, 1, 2, 1, 128, 0); /* E3_N32, halo */
-    for (unsigned a = 1024; a < 200 * 1024; a += 1024 + 16)
-        for (int j = 0; j < 3; j++)
-            for (int ks = 0; ks < TM_KSTEPS; ks++)
-                for (int mb = 0; mb < 2; mb++) {
-                    const unsigned sa = mb * 64 * TM_ROW_BYTES + tm_a_step(&g, j, ks), sb = tm_b_step(128, j, ks);
-                    if (a + sa >= 228 * 1024 || a + sb >= 228 * 1024) continue;
-                    ok &= tm_desc_of_lo(tm_desc_step(tm_desc_lo(a), sa)) == tm_desc(a + sa);
-                    ok &= tm_desc_of_lo(tm_desc_step(tm_desc_lo(a), sb)) == tm_desc(a + sb);
-                    n++;
-                }
-    CHECK(ok && n > 4000, "tm_desc_step: stepping a descriptor's low word == the descriptor of the stepped address");
-    CHECK(tm_desc(0x12340) == ((0x12340ull >> 4) | 1ull << 16 | 64ull << 32 | 1ull << 62), "tm_desc's fields");
-}
-
 /* The wgmma accumulator fragment: 128 threads x 4 registers cover each 64 x 8 column group once,
  * registers 2 h, 2 h + 1 on one row (the epilogue's pairs); split-K's partial tile fits its ring. */
 static void test_fragment(void)
@@ -246,7 +226,6 @@ int main(void)
     test_units();
     test_offsets();
     test_fragment();
-    test_descriptor_steps();
     test_pingpong_protocol();
     return check_report("test_tma_ring");
 }

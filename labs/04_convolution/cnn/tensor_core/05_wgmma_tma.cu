@@ -71,19 +71,18 @@ typedef __half f16;
 #include "mma_sync.cuh"
 #include "wgmma.cuh"
 
-/* One k-step (32 bytes of every row) of the warpgroup: BF16 or FP16 k16, TF32 k8 (by the type of y);
- * a and b: the operands' descriptor low words (tm_desc_lo). */
+/* One k-step (32 bytes of every row) of the warpgroup: BF16 or FP16 k16, TF32 k8 (by the type of y). */
 template <int NR> static __device__ __forceinline__ void tm_mma_of(const bf16 *, float (&d)[NR], unsigned a, unsigned b)
 {
-    wgmma_bf16(d, tm_desc_of_lo(a), tm_desc_of_lo(b));
+    wgmma_bf16(d, tm_desc(a), tm_desc(b));
 }
 template <int NR> static __device__ __forceinline__ void tm_mma_of(const f16 *, float (&d)[NR], unsigned a, unsigned b)
 {
-    wgmma_f16(d, tm_desc_of_lo(a), tm_desc_of_lo(b));
+    wgmma_f16(d, tm_desc(a), tm_desc(b));
 }
 template <int NR> static __device__ __forceinline__ void tm_mma_of(const float *, float (&d)[NR], unsigned a, unsigned b)
 {
-    wgmma_tf32(d, tm_desc_of_lo(a), tm_desc_of_lo(b));
+    wgmma_tf32(d, tm_desc(a), tm_desc(b));
 }
 template <typename T, int NR> static __device__ __forceinline__ void tm_mma(float (&d)[NR], unsigned a, unsigned b)
 {
@@ -179,10 +178,7 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
         const int k = q + i - k_lo, st = tm_stage(k, g.stages);
         bar_wait(full + 8 * st, tm_parity(k, g.stages)); /* tile k's bytes have landed */
         __syncwarp(); /* the warp converged for the .aligned wgmma instructions */
-        const unsigned b_lo = tm_desc_lo(tm_b_addr(&g, base, st, BN)); /* descriptors built once a k-tile */
-        unsigned a_lo[WM];
-#pragma unroll
-        for (int mi = 0; mi < WM; mi++) a_lo[mi] = tm_desc_lo(tm_a_addr(&g, base, st, BN, WM * cw + mi));
+        const unsigned bs = tm_b_addr(&g, base, st, BN);
         wg_fence();
 #pragma unroll
         for (int j = 0; j < RT; j++) /* the k-tile's taps (g.rt == RT, checked on the host) */
@@ -190,8 +186,8 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
             for (int ks = 0; ks < TM_KSTEPS; ks++)
 #pragma unroll
                 for (int mi = 0; mi < WM; mi++)
-                    tm_mma<T>(d[mi], tm_desc_step(a_lo[mi], tm_a_step(&g, j, ks)),
-                              tm_desc_step(b_lo, tm_b_step(BN, j, ks)));
+                    tm_mma<T>(d[mi], tm_a_addr(&g, base, st, BN, WM * cw + mi) + tm_a_step(&g, j, ks),
+                              bs + tm_b_step(BN, j, ks));
         wg_commit_and_wait<1>(); /* tile k - 1's group has retired: its stage goes back to the producer */
         if (i > k_lo && t % 32 == 0) tm_release<CL>(empty + 8 * tm_stage(k - 1, g.stages));
     }

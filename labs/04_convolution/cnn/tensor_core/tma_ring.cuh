@@ -90,17 +90,11 @@ TM_HD void tm_ktile_at(const tm_geom *g, int i, int *c0, int *r0, int *s)
  * unused when the k-step, 32 bytes, lies inside the 128-byte swizzle row), stride byte offset
  * 1024 >> 4 (bits 32-45: the next 8 rows), base offset 0 (stages are 1024-byte aligned), layout type
  * 1 = 128-byte swizzle (bits 62-63). k-step j of a chunk starts 32 j bytes into the row. */
-TM_HD unsigned tm_desc_lo(unsigned addr) { return (addr & 0x3FFFF) >> 4 | 1u << 16; }
-TM_HD unsigned long long tm_desc_of_lo(unsigned lo)
+TM_HD unsigned long long tm_desc(unsigned addr)
 {
-    return (unsigned long long)lo | (unsigned long long)(1024 >> 4) << 32 | 1ull << 62;
+    return (unsigned long long)((addr & 0x3FFFF) >> 4) | 1ull << 16 | (unsigned long long)(1024 >> 4) << 32 |
+           1ull << 62;
 }
-TM_HD unsigned long long tm_desc(unsigned addr) { return tm_desc_of_lo(tm_desc_lo(addr)); }
-/* A step of s bytes (a multiple of 16) from an operand's start inside shared memory (under 256 KB:
- * bits 0-13 of the low word never carry) is s >> 4 added to the low word: tm_desc(a + s) ==
- * tm_desc_of_lo(tm_desc_lo(a) + (s >> 4)). So a k-tile builds its descriptors once and each MMA
- * adds a constant, instead of masking and shifting an address before every wgmma. */
-TM_HD unsigned tm_desc_step(unsigned lo, unsigned bytes) { return lo + (bytes >> 4); }
 
 /* wgmma's accumulator register i of thread t (0..127) of a warpgroup (PTX ISA, m64nNk16 D fragment):
  * row 16 (t / 32) + (t % 32) / 4 (+ 8), column 8 (i / 4) + 2 (t % 4) (+ 1). */
