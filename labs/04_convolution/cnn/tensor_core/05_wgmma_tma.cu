@@ -210,21 +210,6 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
     }
     int n, y0, x0, m0;
     tm_block_at(&g, b, BN, &n, &y0, &x0, &m0);
-    if (g.nhwc_out && m0 + BN <= g.M && !(g.M & 1)) { /* channels-last, the whole BN channels: no checks a pair */
-#pragma unroll
-        for (int mi = 0; mi < WM; mi++) {
-            wg_fence_regs(d[mi]);
-#pragma unroll
-            for (int h = 0; h < 2; h++) {
-                const long long ro = tm_row_offset(&g, n, y0, x0, 64 * (WM * cw + mi) + tm_acc_row(t, 2 * h));
-                if (ro < 0) continue;
-                T *row = y + ro + m0 + tm_acc_col(t, 0); /* even: M even, channels in pairs */
-#pragma unroll
-                for (int j = 0; j < BN / 8; j++) tm_store_2(row + 8 * j, d[mi][4 * j + 2 * h], d[mi][4 * j + 2 * h + 1]);
-            }
-        }
-        return;
-    }
     const long long step = tm_channel_step(&g);
 #pragma unroll
     for (int mi = 0; mi < WM; mi++) {
