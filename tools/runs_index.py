@@ -11,7 +11,8 @@ run a document names as <gpu>/run_<commit> must be a kept folder (a document tha
 writes `git show COMMIT:path` instead), and every file it names as <gpu>/run_<commit>/<file> must be in
 that folder (or begin a name there: `tests_san_*.log`, `x.{csv,log}`), and every file of a run must have
 a standard name (STANDARD_NAME: README.txt, env*.txt|csv, plots.log, NN_* for lab NN's files, tests* for
-the suites' and sanitizers' logs). Exit 1 naming each fault."""
+the suites' and sanitizers' logs), and no archive of files (tar, zip) may lie under plots/. Exit 1
+naming each fault."""
 import os
 import re
 import subprocess
@@ -122,6 +123,8 @@ def main(argv):
     for f in sorted(files):
         if f.startswith("plots/archive/") and not STANDARD_NAME.match(os.path.basename(f)):
             faults.append(f"{f}: not a standard name (see STANDARD_NAME)")
+        if f.startswith("plots/") and f.endswith((".tar", ".tar.gz", ".tgz", ".zip", ".7z")):
+            faults.append(f"{f}: an archive of files under plots/ (keep the files themselves)")
     for fault in sorted(set(faults)):
         print("FAIL:", fault)
     if not faults:
