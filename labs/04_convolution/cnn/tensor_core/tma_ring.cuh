@@ -1,11 +1,12 @@
-/* tma_ring.cuh - Lab 04, part 2: what the TMA wgmma kernels (05_wgmma_tma.cu) stand on:
+/* tma_ring.cuh - Lab 04, part 2: what the TMA wgmma kernels (tm_conv.cuh) stand on:
  *   - the index arithmetic of a layer walked as boxes of output pixels and k-tiles through a ring of
  *     shared-memory stages (plain C, the same on host and device: the host sizes the grid, the maps
  *     and the ring with the very functions the kernel reads them with);
  *   - the PTX the ring is made of (sm_90a only, under TMA_BUILT): mbarriers, TMA tile loads (and
  *     their cluster multicast), cluster barriers, distributed shared memory, and the grid
  *     dependency control of programmatic dependent launch.
- * Include from 05_wgmma_tma.cu only (one translation unit: the kernels are templates). */
+ * Included by tm_conv.cuh (the kernels, templates: one translation unit, 05_wgmma_tma.cu) and by
+ * tests/test_tma_ring.cu (the index arithmetic, on the CPU). */
 #ifndef CNN_TMA_RING_CUH
 #define CNN_TMA_RING_CUH
 #include "gl_tma.h" /* CUtensorMap */
