@@ -28,27 +28,6 @@ static void test_geometry(void)
     CHECK(g.kc == 32 && g.chunks == 11 && g.Cp == 348, "TF32 T5A_C348: 11 chunks, the last one part zero fill");
 }
 
-/* The _64B tiles: E3_N32's halo walk in 64-byte chunks has twice the k-tiles of half the bytes, so
- * twice the stages fit (6, not 3, of a 128 x 128 tile); the descriptor says 64-byte swizzle (layout
- * type 2) with 8-row groups 512 bytes apart; 128-byte chunks keep type 1 and 1024. */
-static void test_chunk_bytes(void)
-{
-    const tm_geom g128 = tm_geom_make(32, 128, 64, 64, 128, 3, 3, 1, 1, 2, 1, 128, 0);
-    const tm_geom g = tm_with_chunk_bytes(g128, 64);
-    CHECK(g.cb == 64 && g.kc == 32 && g.chunks == 4 && g.nk == 12, "64-byte chunks: 4 a tap, 12 k-tiles, got %d", g.nk);
-    CHECK(tm_stage_bytes(&g, 128) == tm_stage_bytes(&g128, 128) / 2, "half the bytes a stage");
-    CHECK(tm_fit_stages(&g, 128, 12, 227 * 1024) == 6, "6 halo 128x128 stages of 64-byte chunks fit 227 KB");
-    CHECK(tm_a_step(&g, 1, 1) == 16 * 64 + 32 && tm_b_step(&g, 128, 2, 1) == 2 * 128 * 64 + 32, "tap and k-step offsets");
-    CHECK(tm_a_addr(&g, 0, 1, 128, 1) == tm_stage_bytes(&g, 128) + 64 * 64, "MMA block 1: 64 rows of 64 bytes on");
-    CHECK(tm_stage_bytes(&g, 128) % 512 == 0 && tm_a_step(&g, 1, 0) % 512 == 0, "64B swizzle: 512-byte patterns aligned");
-    const unsigned long long d64 = tm_desc(0x2400, 64), d128 = tm_desc(0x2400, 128);
-    CHECK((d64 >> 62) == 2 && (d64 >> 32 & 0x3FFF) == 512 >> 4 && (d64 & 0x3FFF) == 0x2400 >> 4, "64B descriptor");
-    CHECK((d128 >> 62) == 1 && (d128 >> 32 & 0x3FFF) == 1024 >> 4 && (d128 >> 16 & 0x3FFF) == 1, "128B descriptor");
-    /* TF32: 16 channels a 64-byte chunk; 348 channels = 22 chunks, the last one part zero fill */
-    const tm_geom t = tm_with_chunk_bytes(tm_geom_make(1, 348, 7, 7, 128, 5, 5, 2, 2, 4, 0, 128, 0), 64);
-    CHECK(t.kc == 16 && t.chunks == 22 && t.nk == 550, "TF32 in 64-byte chunks: 22 chunks x 25 taps");
-}
-
 /* k-tile i's taps and first channel: every (tap, chunk) exactly once, for both walks. */
 static void test_ktiles(void)
 {
@@ -243,7 +222,6 @@ static void test_pingpong_protocol(void)
 int main(void)
 {
     test_geometry();
-    test_chunk_bytes();
     test_ktiles();
     test_units();
     test_offsets();

@@ -14,22 +14,21 @@
  * box per cluster, each block a share of its k-tiles, the partial tiles summed on chip); pp:
  * persistent ping-pong (each consumer warpgroup a whole box, the two in turn: 128 rows, or 64 for
  * pp..._64x... and pp64x..., half the work a unit, so a layer of few boxes spreads over more SMs); pdl_: a tile
- * launched with programmatic dependent launch (TM_PDL_OF); _64B: k-chunks of 64 bytes (tm_conv's CB), a
- * stage half the bytes, the ring twice the stages. The rows on mma3's arrays try the first
+ * launched with programmatic dependent launch (TM_PDL_OF). The rows on mma3's arrays try the first
  * CNN_WGMMA_TMA_TILES, ours_bf16_tma_nhwc all of them. */
 static const char *const TM_TILE_NAMES[CNN_TMA_NHWC_TILES] = {
     "128x64_4st_2blk", "128x64_9st", "128x128_7st", "128x256_4st", "halo_128x64", "halo_128x128",
     "p128x128_7st",    "p_halo_128x128", "p256x128_4st", "p_halo_256x64", "p128x256_4st", "p128x64_4st_2blk",
     "pc2_halo_128x128", "pc8_128x128_7st", "p_halo_256x128", "ks2_128x64", "ks4_128x64", "ks8_128x64",
     "ks2_halo_128x64", "ks4_halo_128x64", "pp_halo_128x128", "pp128x128_7st", "ks2_halo_128x128", "ks2_128x128_7st", "ppc2_halo_128x128",
-    "pp_halo_64x128", "pp64x128_9st", "pp64x64_9st", "halo_128x64_64B", "pp_halo_128x128_64B", "pp_halo_64x128_64B",
+    "pp_halo_64x128", "pp64x128_9st", "pp64x64_9st",
     "pdl_128x64_4st_2blk", "pdl_halo_128x64", "pdl_p_halo_128x128", "pdl_p128x64_4st_2blk", "pdl_ks8_128x64",
     "pdl_ks4_halo_128x64", "pdl_pp_halo_128x128", "pdl_pp_halo_64x128", "pdl_pp64x128_9st",
-    "pdl_pp64x64_9st", "pdl_halo_128x64_64B", "pdl_pp_halo_128x128_64B", "pdl_pp_halo_64x128_64B"};
+    "pdl_pp64x64_9st"};
 
 /* The pdl_ tiles: tile TM_PDL_OF[i] launched with programmatic dependent launch (tile TM_PDL_FIRST + i). */
-enum { TM_PDL_FIRST = 31 };
-static constexpr int TM_PDL_OF[] = {0, 4, 7, 11, 17, 19, 20, 25, 26, 27, 28, 29, 30};
+enum { TM_PDL_FIRST = 28 };
+static constexpr int TM_PDL_OF[] = {0, 4, 7, 11, 17, 19, 20, 25, 26, 27};
 static_assert(TM_PDL_FIRST + sizeof TM_PDL_OF / sizeof TM_PDL_OF[0] == CNN_TMA_NHWC_TILES, "tensor_core.h's count");
 
 extern "C" const char *cnn_tile_name_wgmma_tma(int tile)
@@ -86,13 +85,11 @@ extern "C" void cnn_tf32_wgmma_tma_t_prepare(const cnn_shape *s, const float *x,
     tf32_prepare(s, x, w, workspace, st, 0);
 }
 
-/* A map whose boxes have rows of cb = 128 (64) bytes in the 128-byte (64-byte) swizzle (gl_tma.h:
- * zero fill out of bounds). 0 on failure (said why). */
+/* A map in the 128-byte swizzle (gl_tma.h: zero fill out of bounds). 0 on failure (said why). */
 static int encode_map(CUtensorMap *map, CUtensorMapDataType type, int rank, void *addr, const cuuint64_t *dims,
-                      const cuuint64_t *strides, const cuuint32_t *box, int cb)
+                      const cuuint64_t *strides, const cuuint32_t *box)
 {
-    return gl_tma_encode(map, type, rank, addr, dims, strides, box,
-                         cb == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B);
+    return gl_tma_encode(map, type, rank, addr, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
 /* The two maps over x [N][Hp][Wp][Cp] and w [M][R S][Cp] (elements of elem bytes): boxes (kc,
@@ -110,14 +107,13 @@ static int encode_maps(const tm_geom &g, int BN, int cl, CUtensorMapDataType typ
     const cuuint64_t wstrides[2] = {row, row * g.R * g.S};
     const cuuint32_t wbox[3] = {(cuuint32_t)g.kc, 1, (cuuint32_t)(BN / cl)}; /* a cluster rank's share */
     const unsigned box_bytes = (unsigned)(g.kc * elem) * (xbox[1] * xbox[2] + g.rt * BN);
-    if (g.kc * elem != g.cb || (g.cb != 128 && g.cb != 64) || g.bw * g.bh != g.rows || box_bytes != tm_stage_bytes(&g, BN) ||
+    if (g.kc * elem != TM_ROW_BYTES || g.bw * g.bh != g.rows || box_bytes != tm_stage_bytes(&g, BN) ||
         g.stages < 2 || g.R % g.rt) {
         fprintf(stderr, "cnn: wgmma_tma: boxes (%d x %d x %u, %d x %d x %d) vs a stage of %u bytes, %d stages\n",
                 g.kc, g.bw, xbox[2], g.rt, g.kc, BN, tm_stage_bytes(&g, BN), g.stages);
         return 0;
     }
-    return encode_map(xmap, type, 4, xp, xdims, xstrides, xbox, g.cb) &&
-           encode_map(wmap, type, 3, wp, wdims, wstrides, wbox, g.cb);
+    return encode_map(xmap, type, 4, xp, xdims, xstrides, xbox) && encode_map(wmap, type, 3, wp, wdims, wstrides, wbox);
 }
 
 /* Where a launch reads and writes: the tensors' type, x (bordered: mma3's xp; else plain NHWC) and w
@@ -130,10 +126,10 @@ typedef struct {
 
 /* The ring's stages: up to max_stages, as many as fit the block's share of the SM (227 KB alone, half
  * of 228 KB less 1 KB per block for two). */
-static tm_geom with_stages(const cnn_shape *s, int elem, int halo, int rows, int bordered, int cb, int bn,
-                           int max_stages, int min_blocks)
+static tm_geom with_stages(const cnn_shape *s, int elem, int halo, int rows, int bordered, int bn, int max_stages,
+                           int min_blocks)
 {
-    tm_geom g = tm_with_chunk_bytes(geom_of(s, elem, halo, rows, bordered), cb);
+    tm_geom g = geom_of(s, elem, halo, rows, bordered);
     g.stages = tm_fit_stages(&g, bn, max_stages, min_blocks > 1 ? 228 * 1024 / 2 - 1024 : 227 * 1024);
     return g;
 }
@@ -177,22 +173,20 @@ template <typename K> static int grid_for(K kernel, int units, int cl, int persi
 
 /* One tile: RT > 1 (the halo) where the filter has RT rows and 2 stages fit, else one box per tap;
  * KS > 1 (split-K) where the layer has KS k-tiles and the ring holds a partial tile, else none. */
-template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT, int CL = 1, int KS = 1, bool PP = false,
-          int CB = 128>
+template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT, int CL = 1, int KS = 1, bool PP = false>
 static cnn_status launch_tm(const cnn_shape *s, int max_stages, const tm_io &io, T *y, cudaStream_t st)
 {
-    tm_geom g = with_stages(s, (int)sizeof(T), RT > 1, (PP ? 64 : 128) * WM, io.bordered, CB, BN, max_stages,
-                            MIN_BLOCKS);
+    tm_geom g = with_stages(s, (int)sizeof(T), RT > 1, (PP ? 64 : 128) * WM, io.bordered, BN, max_stages, MIN_BLOCKS);
     g.nhwc_out = io.nhwc_out;
     if (RT > 1 && (g.rt != RT || g.stages < 2))
-        return launch_tm<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, 1, CL, KS, PP, CB>(s, max_stages, io, y, st);
+        return launch_tm<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, 1, CL, KS, PP>(s, max_stages, io, y, st);
     CUtensorMap xmap, wmap;
     if (g.rt != RT || !encode_maps(g, BN, CL, io.type, (int)sizeof(T), io.x, io.w, &xmap, &wmap))
         return CNN_ERR_VARIANT;
     /* split-K: the partial tile must fit in the ring and each rank have a k-tile, else no split */
     if (KS > 1 && (g.stages * tm_stage_bytes(&g, BN) < tm_partial_addr(0, BN, 128 * WM, 0) || g.nk < KS))
-        return launch_tm<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT, CL, 1, PP, CB>(s, max_stages, io, y, st);
-    const auto kernel = tm_conv<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT, CL, KS, PP, CB>;
+        return launch_tm<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT, CL, 1>(s, max_stages, io, y, st);
+    const auto kernel = tm_conv<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT, CL, KS, PP>;
     static int ready; /* the opt-in for the largest ring any layer gets */
     tc3_smem_opt_in((const void *)kernel, MIN_BLOCKS > 1 ? 228 * 1024 / 2 - 1024 : 227 * 1024, &ready);
     const size_t smem = tm_smem_bytes(&g, BN);
@@ -206,8 +200,7 @@ static cnn_status launch_tm(const cnn_shape *s, int max_stages, const tm_io &io,
 /* FP16's and TF32's tiles: those BF16's autotuner chose on some layer of the H200 run (cnn/README.md)
  * and the ping-pong and 128 x 128 split-K ones, so the kernels compiled stay few; tile t of
  * ours_fp16_tma_nhwc and ours_tf32_tma_nhwc is the table's TM_SUB_TILES[t]. */
-static constexpr int TM_SUB_TILES[] = {4,  7,  8,  11, 17, 19, 20, 21, 22, 23, 25, 26, 27, 28,
-                                        29, 30, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43};
+static constexpr int TM_SUB_TILES[] = {4, 7, 8, 11, 17, 19, 20, 21, 22, 23, 25, 26, 27, 29, 30, 31, 32, 33, 34, 35, 36, 37};
 static_assert(sizeof TM_SUB_TILES / sizeof TM_SUB_TILES[0] == CNN_TMA_NHWC_SUB_TILES, "tensor_core.h's count");
 
 /* The tiles a type's kernels are compiled for: BF16 every one; FP16 the subset; TF32 the subset and
@@ -239,7 +232,7 @@ static cnn_status launch_tile(const cnn_shape *s, int tile, tm_io io, T *y, cuda
     case ID: \
         if constexpr (tm_built<T>(ID)) return launch_tm<T, __VA_ARGS__>(s, STAGES, io, y, st); \
         break;
-    switch (tile) { /* TM_TILE(tile, most stages, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT[, CL, KS, PP, CB]) */
+    switch (tile) { /* TM_TILE(tile, most stages, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT[, CL, KS, PP]) */
         TM_TILE(0, 4, 64, 1, 2, false, 1)
         TM_TILE(1, 9, 64, 1, 1, true, 1)
         TM_TILE(2, 7, 128, 1, 1, true, 1)
@@ -268,9 +261,6 @@ static cnn_status launch_tile(const cnn_shape *s, int tile, tm_io io, T *y, cuda
         TM_TILE(25, 8, 128, 1, 1, true, 3, 1, 1, true)
         TM_TILE(26, 9, 128, 1, 1, true, 1, 1, 1, true)
         TM_TILE(27, 9, 64, 1, 1, true, 1, 1, 1, true)
-        TM_TILE(28, 12, 64, 1, 1, true, 3, 1, 1, false, 64)
-        TM_TILE(29, 12, 128, 2, 1, true, 3, 1, 1, true, 64)
-        TM_TILE(30, 12, 128, 1, 1, true, 3, 1, 1, true, 64)
     }
 #undef TM_TILE
     return CNN_ERR_VARIANT;

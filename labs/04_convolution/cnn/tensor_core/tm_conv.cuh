@@ -32,7 +32,7 @@
  * GEMM: M = pixels (the box's BH x BW = 128 rows, BW = the power of two >= W, at least 8, at most
  * 128; rows outside the image are computed on zeros and not stored), N = BN output channels (64, 128
  * or 256, autotuned with the stage count), K = R S x Cp in 128-byte chunks (BF16: 64 channels, TF32:
- * 32; a chunk past Cp reads zeros; the _64B tiles: 64-byte chunks). A block computes one box of one image (the first tiles), or
+ * 32; a chunk past Cp reads zeros). A block computes one box of one image (the first tiles), or
  * walks several with one ring (persistent tiles, p...), or shares each w box with the other blocks
  * of a cluster by TMA multicast (pc...), or splits one box's k-tiles across a cluster and sums the
  * partial tiles in distributed shared memory (split-K, ks...), or lets its two consumer warpgroups
@@ -72,26 +72,22 @@ typedef __half f16;
 #include "mma_sync.cuh"
 #include "wgmma.cuh"
 
-/* One k-step (32 bytes of every row) of the warpgroup: BF16 or FP16 k16, TF32 k8 (by the type of y),
- * on operands at shared addresses a and b whose rows are CB bytes (tm_desc). */
-template <int NR>
-static __device__ __forceinline__ void tm_mma_of(const bf16 *, float (&d)[NR], unsigned long long a, unsigned long long b)
+/* One k-step (32 bytes of every row) of the warpgroup: BF16 or FP16 k16, TF32 k8 (by the type of y). */
+template <int NR> static __device__ __forceinline__ void tm_mma_of(const bf16 *, float (&d)[NR], unsigned a, unsigned b)
 {
-    wgmma_bf16(d, a, b);
+    wgmma_bf16(d, tm_desc(a), tm_desc(b));
 }
-template <int NR>
-static __device__ __forceinline__ void tm_mma_of(const f16 *, float (&d)[NR], unsigned long long a, unsigned long long b)
+template <int NR> static __device__ __forceinline__ void tm_mma_of(const f16 *, float (&d)[NR], unsigned a, unsigned b)
 {
-    wgmma_f16(d, a, b);
+    wgmma_f16(d, tm_desc(a), tm_desc(b));
 }
-template <int NR>
-static __device__ __forceinline__ void tm_mma_of(const float *, float (&d)[NR], unsigned long long a, unsigned long long b)
+template <int NR> static __device__ __forceinline__ void tm_mma_of(const float *, float (&d)[NR], unsigned a, unsigned b)
 {
-    wgmma_tf32(d, a, b);
+    wgmma_tf32(d, tm_desc(a), tm_desc(b));
 }
-template <typename T, int CB, int NR> static __device__ __forceinline__ void tm_mma(float (&d)[NR], unsigned a, unsigned b)
+template <typename T, int NR> static __device__ __forceinline__ void tm_mma(float (&d)[NR], unsigned a, unsigned b)
 {
-    tm_mma_of((const T *)0, d, tm_desc(a, CB), tm_desc(b, CB));
+    tm_mma_of((const T *)0, d, a, b);
 }
 static __device__ __forceinline__ void tm_store(bf16 *y, long long o, float v) { y[o] = __float2bfloat16_rn(v); }
 static __device__ __forceinline__ void tm_store(f16 *y, long long o, float v) { y[o] = __float2half_rn(v); }
@@ -136,10 +132,10 @@ static __device__ __forceinline__ void tm_produce(const CUtensorMap *xmap, const
         tm_ktile_at(&g, i, &c0, &r0, &s);
         tma_load_4d(tm_a_addr(&g, base, st, BN, 0), xmap, full + 8 * st, c0, x0 + s + g.ox, y0 + r0 + g.oy, n);
         for (int j = 0; j < g.rt; j++) {
-            const unsigned dst = tm_b_addr(&g, base, st, BN) + tm_b_step(&g, BN, j, 0);
+            const unsigned dst = tm_b_addr(&g, base, st, BN) + tm_b_step(BN, j, 0);
             if (CL == 1) tma_load_3d(dst, wmap, full + 8 * st, c0, (r0 + j) * g.S + s, m0);
             else
-                tma_load_3d_multicast(dst + rank * (BN / CL) * g.cb, wmap, full + 8 * st, c0, (r0 + j) * g.S + s,
+                tma_load_3d_multicast(dst + rank * (BN / CL) * TM_ROW_BYTES, wmap, full + 8 * st, c0, (r0 + j) * g.S + s,
                                       m0 + (int)rank * (BN / CL), (unsigned short)((1u << CL) - 1));
         }
     }
@@ -169,7 +165,7 @@ static __device__ __forceinline__ void pp_pass_turn(int j, bool next)
     if (next) asm volatile("bar.arrive %0, 256;\n" ::"r"(2 + j % 2) : "memory");
 }
 
-template <typename T, int BN, int WM, int RT, int CL, int KS, bool PP, int CB>
+template <typename T, int BN, int WM, int RT, int CL, int KS, bool PP>
 static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned base, unsigned full, unsigned empty, T *y,
                                                   int b, int q, int cw, int t, int k_lo, int k_hi, int j, bool next)
 {
@@ -188,11 +184,11 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
 #pragma unroll
         for (int j = 0; j < RT; j++) /* the k-tile's taps (g.rt == RT, checked on the host) */
 #pragma unroll
-            for (int ks = 0; ks < CB / 32; ks++)
+            for (int ks = 0; ks < TM_KSTEPS; ks++)
 #pragma unroll
                 for (int mi = 0; mi < WM; mi++)
-                    tm_mma<T, CB>(d[mi], tm_a_addr(&g, base, st, BN, WM * cw + mi) + tm_a_step(&g, j, ks),
-                                  bs + tm_b_step(&g, BN, j, ks));
+                    tm_mma<T>(d[mi], tm_a_addr(&g, base, st, BN, WM * cw + mi) + tm_a_step(&g, j, ks),
+                              bs + tm_b_step(BN, j, ks));
         wg_commit_and_wait<1>(); /* tile k - 1's group has retired: its stage goes back to the producer */
         if (i > k_lo && t % 32 == 0) tm_release<CL>(empty + 8 * tm_stage(k - 1, g.stages));
     }
@@ -271,10 +267,8 @@ static __device__ __forceinline__ void tm_reduce(const tm_geom &g, unsigned base
  * partial tiles through distributed shared memory (grid: one cluster per box, not persistent); PP:
  * ping-pong, each consumer warpgroup a whole box of 64 WM rows, the two taking the block's boxes in
  * turn: while one stores its y the other's MMAs keep the tensor cores busy (CUTLASS's "pingpong"
- * schedule; the ring is shared in order, so the two mainloops follow each other); CB: bytes of a
- * k-chunk's row, 128 (128-byte swizzle) or 64 (64-byte swizzle: half a stage's bytes, so twice the
- * stages fit and more of the next box's tiles are in flight when a mainloop starts). */
-template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT, int CL, int KS, bool PP, int CB>
+ * schedule; the ring is shared in order, so the two mainloops follow each other). */
+template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT, int CL, int KS, bool PP>
 static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
     tm_conv(const __grid_constant__ CUtensorMap xmap, const __grid_constant__ CUtensorMap wmap, T *y, tm_geom g)
 {
@@ -314,7 +308,7 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
         const int stride = gridDim.x / (CL * KS);
         for (int u = blockIdx.x / (CL * KS), q = 0, j = 0; u < units; u += stride, q += k_hi - k_lo, j++)
             if (!PP || j % 2 == wg - 1)
-                tm_consume<T, BN, WM, RT, CL, KS, PP, CB>(g, base, full, empty, y, tm_unit_block(&g, BN, CL, u, box_rank), q,
+                tm_consume<T, BN, WM, RT, CL, KS, PP>(g, base, full, empty, y, tm_unit_block(&g, BN, CL, u, box_rank), q,
                                                       PP ? 0 : wg - 1, tid % 128, k_lo, k_hi, j, u + stride < units);
     }
     if (KS > 1) { /* one box per cluster (tm_unit_block with cl = 1: every rank the same block) */

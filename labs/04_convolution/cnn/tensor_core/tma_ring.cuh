@@ -19,15 +19,15 @@
 #define TM_HD static __host__ __device__ __forceinline__
 
 /* ---- index arithmetic: plain C, the same on host and device ---- */
-enum { TM_THREADS = 384, TM_CONSUMER_WARPS = 8 };
+enum { TM_ROW_BYTES = 128, TM_THREADS = 384, TM_CONSUMER_WARPS = 8, TM_KSTEPS = 4 };
 
 /* The layer as the kernel walks it. A k-tile is `rt` filter taps (r0 .. r0 + rt - 1, s) of one
- * channel chunk of cb bytes (128, or 64: half the bytes a stage, twice the stages): rt = 1 (one box per tap), or rt = R ("halo": one box of bh + R - 1 rows
+ * 128-byte channel chunk: rt = 1 (one box per tap), or rt = R ("halo": one box of bh + R - 1 rows
  * serves the R taps of a filter column, tap r being the box's rows from r bw on). */
 typedef struct {
     int N, H, W, M, R, S, Cp, Hp, Wp; /* Cp: channels in memory; Hp x Wp: x's image in memory */
     int oy, ox;                       /* x's map coordinates of output pixel (0, 0)'s tap (0, 0) */
-    int cb, kc, chunks, rt, nk;       /* bytes and channels of a chunk; chunks per tap; taps per k-tile; k-tiles */
+    int kc, chunks, rt, nk;           /* channels per 128-byte chunk; chunks per tap; taps per k-tile; k-tiles */
     int rows, bw, bh, tiles_x, tiles_y; /* GEMM rows per box (128, 256), the box (bw bh = rows), boxes per image */
     int a_rows, stages;               /* rows of a k-tile's x box ((bh + rt - 1) bw); the ring's stages */
     int nhwc_out;                     /* 1: y written channels-last (NHWC), else NCHW */
@@ -44,19 +44,12 @@ TM_HD tm_geom tm_geom_make(int N, int C, int H, int W, int M, int R, int S, int 
     g.N = N, g.H = H, g.W = W, g.M = M, g.R = R, g.S = S, g.Cp = bordered ? (C + 7) / 8 * 8 : C;
     g.Hp = bordered ? H + 2 * pad_h : H, g.Wp = bordered ? W + 2 * pad_w : W;
     g.oy = bordered ? 0 : -pad_h, g.ox = bordered ? 0 : -pad_w;
-    g.cb = 128, g.kc = 128 / elem_bytes, g.chunks = (g.Cp + g.kc - 1) / g.kc, g.rt = halo ? R : 1;
+    g.kc = 128 / elem_bytes, g.chunks = (g.Cp + g.kc - 1) / g.kc, g.rt = halo ? R : 1;
     g.nk = R / g.rt * S * g.chunks;
     for (g.bw = 8; g.bw < W && g.bw < (halo ? 16 : rows); g.bw *= 2) {
     }
     g.rows = rows, g.bh = rows / g.bw, g.tiles_x = (W + g.bw - 1) / g.bw, g.tiles_y = (H + g.bh - 1) / g.bh;
     g.a_rows = (g.bh + g.rt - 1) * g.bw, g.stages = 0, g.nhwc_out = 0; /* stages: tm_fit_stages */
-    return g;
-}
-/* The same walk in chunks of cb bytes (128 or 64 = half the channels each): more k-tiles, each half
- * the bytes. */
-TM_HD tm_geom tm_with_chunk_bytes(tm_geom g, int cb)
-{
-    g.kc = g.kc * cb / g.cb, g.cb = cb, g.chunks = (g.Cp + g.kc - 1) / g.kc, g.nk = g.R / g.rt * g.S * g.chunks;
     return g;
 }
 
@@ -93,16 +86,15 @@ TM_HD void tm_ktile_at(const tm_geom *g, int i, int *c0, int *r0, int *s)
     *c0 = (i - group * g->chunks) * g->kc, *r0 = col * g->rt, *s = group - col * g->S;
 }
 
-/* The shared-memory matrix descriptor of a K-major operand whose rows are cb = 128 (or 64) bytes in
- * the 128-byte (64-byte) swizzle (PTX ISA, "Matrix Descriptor Format"): start address >> 4 (bits
- * 0-13), leading byte offset 16 >> 4 (bits 16-29: unused when the k-step, 32 bytes, lies inside the
- * swizzle row), stride byte offset 8 cb >> 4 (bits 32-45: the next 8 rows), base offset 0 (the
- * 8-row patterns start on 8 cb-byte boundaries), layout type 1 = 128-byte swizzle, 2 = 64-byte
- * (bits 62-63). k-step j of a chunk starts 32 j bytes into the row. */
-TM_HD unsigned long long tm_desc(unsigned addr, int cb)
+/* The shared-memory matrix descriptor of a K-major operand in the 128-byte swizzle (PTX ISA, "Matrix
+ * Descriptor Format"): start address >> 4 (bits 0-13), leading byte offset 16 >> 4 (bits 16-29:
+ * unused when the k-step, 32 bytes, lies inside the 128-byte swizzle row), stride byte offset
+ * 1024 >> 4 (bits 32-45: the next 8 rows), base offset 0 (stages are 1024-byte aligned), layout type
+ * 1 = 128-byte swizzle (bits 62-63). k-step j of a chunk starts 32 j bytes into the row. */
+TM_HD unsigned long long tm_desc(unsigned addr)
 {
-    return (unsigned long long)((addr & 0x3FFFF) >> 4) | 1ull << 16 | (unsigned long long)(8 * cb >> 4) << 32 |
-           (cb == 128 ? 1ull : 2ull) << 62;
+    return (unsigned long long)((addr & 0x3FFFF) >> 4) | 1ull << 16 | (unsigned long long)(1024 >> 4) << 32 |
+           1ull << 62;
 }
 
 /* wgmma's accumulator register i of thread t (0..127) of a warpgroup (PTX ISA, m64nNk16 D fragment):
@@ -129,13 +121,13 @@ TM_HD int tm_stage(int i, int stages) { return i % stages; }
 TM_HD unsigned tm_parity(int i, int stages) { return (unsigned)(i / stages) & 1u; }
 
 /* Shared memory: the ring's stages from `base` (1024-byte aligned: the swizzle pattern repeats every
- * 8 rows of cb bytes), each a_rows rows of x then rt x bn rows of w (tap j's at j bn); then the
+ * 8 rows of 128 bytes), each a_rows rows of x then rt x bn rows of w (tap j's at j bn); then the
  * 2 x stages mbarriers. For tap j the 64-row MMA block mb reads x's rows 64 mb + j bw .. (a
  * multiple of 8 rows: bw >= 8); k-step ks of a chunk starts 32 ks bytes into every row (16 BF16 or
  * 8 TF32). tm_fit_stages: the most stages (up to max) whose bytes, with 1024 of slack for the
  * alignment, fit `budget`. */
 TM_HD unsigned tm_align1024(unsigned addr) { return (addr + 1023) & ~1023u; }
-TM_HD unsigned tm_stage_bytes(const tm_geom *g, int bn) { return (unsigned)(g->a_rows + g->rt * bn) * g->cb; }
+TM_HD unsigned tm_stage_bytes(const tm_geom *g, int bn) { return (unsigned)(g->a_rows + g->rt * bn) * TM_ROW_BYTES; }
 TM_HD unsigned tm_smem_bytes(const tm_geom *g, int bn) { return 1024 + g->stages * (tm_stage_bytes(g, bn) + 16); }
 TM_HD int tm_fit_stages(const tm_geom *g, int bn, int max, unsigned budget)
 {
@@ -144,14 +136,14 @@ TM_HD int tm_fit_stages(const tm_geom *g, int bn, int max, unsigned budget)
 }
 TM_HD unsigned tm_a_addr(const tm_geom *g, unsigned base, int st, int bn, int mb)
 {
-    return base + st * tm_stage_bytes(g, bn) + mb * 64 * g->cb;
+    return base + st * tm_stage_bytes(g, bn) + mb * 64 * TM_ROW_BYTES;
 }
 TM_HD unsigned tm_b_addr(const tm_geom *g, unsigned base, int st, int bn)
 {
-    return base + st * tm_stage_bytes(g, bn) + g->a_rows * g->cb;
+    return base + st * tm_stage_bytes(g, bn) + g->a_rows * TM_ROW_BYTES;
 }
-TM_HD unsigned tm_a_step(const tm_geom *g, int j, int ks) { return j * g->bw * g->cb + 32 * ks; }
-TM_HD unsigned tm_b_step(const tm_geom *g, int bn, int j, int ks) { return j * bn * g->cb + 32 * ks; }
+TM_HD unsigned tm_a_step(const tm_geom *g, int j, int ks) { return j * g->bw * TM_ROW_BYTES + 32 * ks; }
+TM_HD unsigned tm_b_step(int bn, int j, int ks) { return j * bn * TM_ROW_BYTES + 32 * ks; }
 /* Split-K partial tiles in the ring's shared memory once the mainloop is over: FP32, row r of the
  * box at r (BN + 4) floats (4 of padding: the rows of one store fall in different banks). */
 TM_HD unsigned tm_partial_addr(unsigned base, int bn, int row, int col) { return base + (unsigned)(row * (bn + 4) + col) * 4; }
