@@ -21,14 +21,13 @@ static const char *const TM_TILE_NAMES[CNN_TMA_NHWC_TILES] = {
     "p128x128_7st",    "p_halo_128x128", "p256x128_4st", "p_halo_256x64", "p128x256_4st", "p128x64_4st_2blk",
     "pc2_halo_128x128", "pc8_128x128_7st", "p_halo_256x128", "ks2_128x64", "ks4_128x64", "ks8_128x64",
     "ks2_halo_128x64", "ks4_halo_128x64", "pp_halo_128x128", "pp128x128_7st", "ks2_halo_128x128", "ks2_128x128_7st", "ppc2_halo_128x128",
-    "pp_halo_64x128", "pp64x128_9st", "pp64x64_9st", "halo_128x64_2r3", "pp_halo_128x128_2r", "pp_halo_128x128_2r2",
-    "pp_halo_128x128_2r3", "pp_halo_64x128_2r3",
+    "pp_halo_64x128", "pp64x128_9st", "pp64x64_9st",
     "pdl_128x64_4st_2blk", "pdl_halo_128x64", "pdl_p_halo_128x128", "pdl_p128x64_4st_2blk", "pdl_ks8_128x64",
     "pdl_ks4_halo_128x64", "pdl_pp_halo_128x128", "pdl_pp_halo_64x128", "pdl_pp64x128_9st",
     "pdl_pp64x64_9st"};
 
 /* The pdl_ tiles: tile TM_PDL_OF[i] launched with programmatic dependent launch (tile TM_PDL_FIRST + i). */
-enum { TM_PDL_FIRST = 33 };
+enum { TM_PDL_FIRST = 28 };
 static constexpr int TM_PDL_OF[] = {0, 4, 7, 11, 17, 19, 20, 25, 26, 27};
 static_assert(TM_PDL_FIRST + sizeof TM_PDL_OF / sizeof TM_PDL_OF[0] == CNN_TMA_NHWC_TILES, "tensor_core.h's count");
 
@@ -127,19 +126,11 @@ typedef struct {
 
 /* The ring's stages: up to max_stages, as many as fit the block's share of the SM (227 KB alone, half
  * of 228 KB less 1 KB per block for two). */
-static unsigned smem_budget(int min_blocks) { return min_blocks > 1 ? 228 * 1024 / 2 - 1024 : 227 * 1024; }
 static tm_geom with_stages(const cnn_shape *s, int elem, int halo, int rows, int bordered, int bn, int max_stages,
                            int min_blocks)
 {
     tm_geom g = geom_of(s, elem, halo, rows, bordered);
-    g.stages = tm_fit_stages(&g, bn, max_stages, smem_budget(min_blocks));
-    return g;
-}
-/* Two rings (SR): x's `x_stages` stages, then as many one-tap w stages as fit (at most 3 boxes' worth). */
-static tm_geom with_two_rings(tm_geom g, int bn, int x_stages, int min_blocks)
-{
-    g.xstages = x_stages;
-    g.stages = tm_2r_fit(&g, bn, 3 * g.nk * g.rt, smem_budget(min_blocks));
+    g.stages = tm_fit_stages(&g, bn, max_stages, min_blocks > 1 ? 228 * 1024 / 2 - 1024 : 227 * 1024);
     return g;
 }
 
@@ -182,25 +173,23 @@ template <typename K> static int grid_for(K kernel, int units, int cl, int persi
 
 /* One tile: RT > 1 (the halo) where the filter has RT rows and 2 stages fit, else one box per tap;
  * KS > 1 (split-K) where the layer has KS k-tiles and the ring holds a partial tile, else none. */
-template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT, int CL = 1, int KS = 1, bool PP = false,
-          int SR = 0>
+template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT, int CL = 1, int KS = 1, bool PP = false>
 static cnn_status launch_tm(const cnn_shape *s, int max_stages, const tm_io &io, T *y, cudaStream_t st)
 {
     tm_geom g = with_stages(s, (int)sizeof(T), RT > 1, (PP ? 64 : 128) * WM, io.bordered, BN, max_stages, MIN_BLOCKS);
-    if (SR) g = with_two_rings(g, BN, max_stages, MIN_BLOCKS);
     g.nhwc_out = io.nhwc_out;
-    if (RT > 1 && (g.rt != RT || g.stages < 2 || (SR && g.xstages < 2))) /* one ring, or one box a tap */
-        return launch_tm<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, 1, CL, KS, PP, 0>(s, max_stages, io, y, st);
+    if (RT > 1 && (g.rt != RT || g.stages < 2))
+        return launch_tm<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, 1, CL, KS, PP>(s, max_stages, io, y, st);
     CUtensorMap xmap, wmap;
     if (g.rt != RT || !encode_maps(g, BN, CL, io.type, (int)sizeof(T), io.x, io.w, &xmap, &wmap))
         return CNN_ERR_VARIANT;
     /* split-K: the partial tile must fit in the ring and each rank have a k-tile, else no split */
     if (KS > 1 && (g.stages * tm_stage_bytes(&g, BN) < tm_partial_addr(0, BN, 128 * WM, 0) || g.nk < KS))
         return launch_tm<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT, CL, 1>(s, max_stages, io, y, st);
-    const auto kernel = tm_conv<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT, CL, KS, PP, SR>;
+    const auto kernel = tm_conv<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT, CL, KS, PP>;
     static int ready; /* the opt-in for the largest ring any layer gets */
-    tc3_smem_opt_in((const void *)kernel, smem_budget(MIN_BLOCKS), &ready);
-    const size_t smem = SR ? tm_2r_smem_bytes(&g, BN) : tm_smem_bytes(&g, BN);
+    tc3_smem_opt_in((const void *)kernel, MIN_BLOCKS > 1 ? 228 * 1024 / 2 - 1024 : 227 * 1024, &ready);
+    const size_t smem = tm_smem_bytes(&g, BN);
     const int grid = KS > 1 ? tm_units(&g, BN, 1) * KS : grid_for(kernel, tm_units(&g, BN, CL), CL, io.persistent, smem);
     cudaLaunchAttribute at[2];
     const cudaLaunchConfig_t cfg = tm_config(at, grid, CL * KS, smem, io.pdl, st);
@@ -211,7 +200,7 @@ static cnn_status launch_tm(const cnn_shape *s, int max_stages, const tm_io &io,
 /* FP16's and TF32's tiles: those BF16's autotuner chose on some layer of the H200 run (cnn/README.md)
  * and the ping-pong and 128 x 128 split-K ones, so the kernels compiled stay few; tile t of
  * ours_fp16_tma_nhwc and ours_tf32_tma_nhwc is the table's TM_SUB_TILES[t]. */
-static constexpr int TM_SUB_TILES[] = {4, 7, 8, 11, 17, 19, 20, 21, 22, 23, 25, 26, 27, 28, 31, 32, 34, 35, 36, 37, 38, 39, 40, 41, 42};
+static constexpr int TM_SUB_TILES[] = {4, 7, 8, 11, 17, 19, 20, 21, 22, 23, 25, 26, 27, 29, 30, 31, 32, 33, 34, 35, 36, 37};
 static_assert(sizeof TM_SUB_TILES / sizeof TM_SUB_TILES[0] == CNN_TMA_NHWC_SUB_TILES, "tensor_core.h's count");
 
 /* The tiles a type's kernels are compiled for: BF16 every one; FP16 the subset; TF32 the subset and
@@ -272,11 +261,6 @@ static cnn_status launch_tile(const cnn_shape *s, int tile, tm_io io, T *y, cuda
         TM_TILE(25, 8, 128, 1, 1, true, 3, 1, 1, true)
         TM_TILE(26, 9, 128, 1, 1, true, 1, 1, 1, true)
         TM_TILE(27, 9, 64, 1, 1, true, 1, 1, 1, true)
-        TM_TILE(28, 4, 64, 1, 1, true, 3, 1, 1, false, 3)
-        TM_TILE(29, 4, 128, 2, 1, true, 3, 1, 1, true, 1)
-        TM_TILE(30, 4, 128, 2, 1, true, 3, 1, 1, true, 2)
-        TM_TILE(31, 4, 128, 2, 1, true, 3, 1, 1, true, 3)
-        TM_TILE(32, 4, 128, 1, 1, true, 3, 1, 1, true, 3)
     }
 #undef TM_TILE
     return CNN_ERR_VARIANT;

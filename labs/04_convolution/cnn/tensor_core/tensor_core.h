@@ -81,8 +81,8 @@ const char *cnn_tile_name_bf16_wgmma2(int tile);
  * (no split-K) and prepare hook; TF32: its own prepare (x, w rounded to TF32, the same layouts in
  * FP32) and workspace. cnn_supports_wgmma_tma: compute capability 9.0 and an sm_90a build. */
 #define CNN_WGMMA_TMA_TILES 6
-#define CNN_TMA_NHWC_TILES 43
-#define CNN_TMA_NHWC_SUB_TILES 25
+#define CNN_TMA_NHWC_TILES 38
+#define CNN_TMA_NHWC_SUB_TILES 22
 int cnn_supports_wgmma_tma(const cnn_shape *s);
 const char *cnn_tile_name_wgmma_tma(int tile);
 size_t cnn_workspace_bf16_wgmma_tma(const cnn_shape *s, int tile);

@@ -109,31 +109,6 @@ template <typename T> static __device__ __forceinline__ void tm_store_pair(T *y,
     }
 }
 
-/* A consumer warpgroup's accumulators (rows 64 (WM cw + mi) .. of box b, BN channels) into y,
- * in y's type; rows outside the image and channels past M are not stored. */
-template <typename T, int BN, int WM>
-static __device__ __forceinline__ void tm_epilogue(const tm_geom &g, float (&d)[WM][BN / 2], T *y, int b, int cw, int t)
-{
-    int n, y0, x0, m0;
-    tm_block_at(&g, b, BN, &n, &y0, &x0, &m0);
-    const long long step = tm_channel_step(&g);
-#pragma unroll
-    for (int mi = 0; mi < WM; mi++) {
-        wg_fence_regs(d[mi]);
-#pragma unroll
-        for (int h = 0; h < 2; h++) { /* a thread's two rows: registers 4 j + 2 h (+ 1), j < BN / 8 */
-            const long long ro = tm_row_offset(&g, n, y0, x0, 64 * (WM * cw + mi) + tm_acc_row(t, 2 * h));
-            if (ro < 0) continue;
-#pragma unroll
-            for (int j = 0; j < BN / 8; j++) {
-                const int i = 4 * j + 2 * h, m = m0 + tm_acc_col(t, i); /* channels m, m + 1 */
-                if (m + 1 < g.M) tm_store_pair(y, ro + m * step, step, d[mi][i], d[mi][i + 1]);
-                else if (m < g.M) tm_store(y, ro + m * step, d[mi][i]);
-            }
-        }
-    }
-}
-
 /* The producer thread, box b: its k-tiles' boxes (x, then rt of w) into the ring, up to g.stages
  * tiles ahead of the consumers: k-tiles k_lo .. k_hi - 1 (all nk, or a split-K rank's share). q:
  * the k-tiles this block's ring has carried before box b (a block
@@ -234,81 +209,24 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
         }
         return;
     }
-    tm_epilogue<T, BN, WM>(g, d, y, b, cw, t);
-}
-
-/* The two rings (the _2r halo tiles, tma_ring.cuh: tm_2r_...): the producer thread loads k-tile i's
- * x box into x's ring and its rt taps of w one stage each into w's ring; x tile kx of the block's
- * ring sequence is w tiles rt kx .. rt kx + rt - 1. Each ring waits on its own empty barriers, so w
- * runs up to `stages` taps ahead while x's box of the k-tile being multiplied stays. */
-template <int BN>
-static __device__ __forceinline__ void tm_produce_2r(const CUtensorMap *xmap, const CUtensorMap *wmap, const tm_geom &g,
-                                                     unsigned base, unsigned full, unsigned empty, unsigned xfull,
-                                                     unsigned xempty, int b, int q)
-{
     int n, y0, x0, m0;
     tm_block_at(&g, b, BN, &n, &y0, &x0, &m0);
-    for (int i = 0; i < g.nk; i++) {
-        const int kx = q + i, sx = tm_stage(kx, g.xstages);
-        if (kx >= g.xstages) bar_wait(xempty + 8 * sx, tm_parity(kx - g.xstages, g.xstages));
-        bar_arrive_expect_tx(xfull + 8 * sx, tm_x_stage_bytes(&g));
-        int c0, r0, s;
-        tm_ktile_at(&g, i, &c0, &r0, &s);
-        tma_load_4d(tm_2r_x_addr(&g, base, sx, 0), xmap, xfull + 8 * sx, c0, x0 + s + g.ox, y0 + r0 + g.oy, n);
-        for (int j = 0; j < g.rt; j++) {
-            const int kw = g.rt * kx + j, sw = tm_stage(kw, g.stages);
-            if (kw >= g.stages) bar_wait(empty + 8 * sw, tm_parity(kw - g.stages, g.stages));
-            bar_arrive_expect_tx(full + 8 * sw, tm_w_stage_bytes(BN));
-            tma_load_3d(tm_2r_w_addr(&g, base, BN, sw), wmap, full + 8 * sw, c0, (r0 + j) * g.S + s, m0);
+    const long long step = tm_channel_step(&g);
+#pragma unroll
+    for (int mi = 0; mi < WM; mi++) {
+        wg_fence_regs(d[mi]);
+#pragma unroll
+        for (int h = 0; h < 2; h++) { /* a thread's two rows: registers 4 j + 2 h (+ 1), j < BN / 8 */
+            const long long ro = tm_row_offset(&g, n, y0, x0, 64 * (WM * cw + mi) + tm_acc_row(t, 2 * h));
+            if (ro < 0) continue;
+#pragma unroll
+            for (int j = 0; j < BN / 8; j++) {
+                const int i = 4 * j + 2 * h, m = m0 + tm_acc_col(t, i); /* channels m, m + 1 */
+                if (m + 1 < g.M) tm_store_pair(y, ro + m * step, step, d[mi][i], d[mi][i + 1]);
+                else if (m < g.M) tm_store(y, ro + m * step, d[mi][i]);
+            }
         }
     }
-}
-
-/* Two rings: group k (one tap of w) has retired, so its w stage goes back, and x's box with it when
- * k was that box's last tap. */
-template <int RT> static __device__ __forceinline__ void tm_2r_release(const tm_geom &g, unsigned empty, unsigned xempty, int k)
-{
-    bar_arrive(empty + 8 * tm_stage(k, g.stages));
-    if (k % RT == RT - 1) bar_arrive(xempty + 8 * tm_stage(k / RT, g.xstages));
-}
-
-/* A consumer warpgroup on the two rings, box b: one wgmma group a tap (4 k-steps x WM MMA blocks),
- * waiting for the tap's w stage (and, at a k-tile's first tap, its x box), KD groups left running
- * while the next is issued: a group's accumulators come back some hundreds of cycles after its
- * last MMA, and a group of one tap is only 8 MMAs long. Groups of the block's ring sequence:
- * rt q .. rt (q + nk) - 1. */
-template <typename T, int BN, int WM, int RT, bool PP, int KD>
-static __device__ __forceinline__ void tm_consume_2r(const tm_geom &g, unsigned base, unsigned full, unsigned empty,
-                                                     unsigned xfull, unsigned xempty, T *y, int b, int q, int cw, int t,
-                                                     int j, bool next)
-{
-    float d[WM][BN / 2];
-#pragma unroll
-    for (int mi = 0; mi < WM; mi++)
-#pragma unroll
-        for (int i = 0; i < BN / 2; i++) d[mi][i] = 0.0f;
-    if (PP) pp_wait_turn(j);
-    const int first = RT * q, groups = RT * g.nk;
-    for (int gi = 0; gi < groups; gi++) {
-        const int k = first + gi, r = gi % RT, kx = k / RT, sx = tm_stage(kx, g.xstages), sw = tm_stage(k, g.stages);
-        if (r == 0) bar_wait(xfull + 8 * sx, tm_parity(kx, g.xstages)); /* the k-tile's x box has landed */
-        bar_wait(full + 8 * sw, tm_parity(k, g.stages));                  /* tap r's w has landed */
-        __syncwarp();
-        wg_fence();
-#pragma unroll
-        for (int ks = 0; ks < TM_KSTEPS; ks++)
-#pragma unroll
-            for (int mi = 0; mi < WM; mi++)
-                tm_mma<T>(d[mi], tm_2r_x_addr(&g, base, sx, WM * cw + mi) + tm_a_step(&g, r, ks),
-                          tm_2r_w_addr(&g, base, BN, sw) + 32 * ks);
-        wg_commit_and_wait<KD>(); /* group k - KD has retired */
-        if (gi >= KD && t % 32 == 0) tm_2r_release<RT>(g, empty, xempty, k - KD);
-    }
-    if (PP) pp_pass_turn(j, next);
-    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-    if (t % 32 == 0) /* the box's last KD groups */
-        for (int k = first + (groups > KD ? groups - KD : 0); k < first + groups; k++) tm_2r_release<RT>(g, empty, xempty, k);
-    tm_epilogue<T, BN, WM>(g, d, y, b, cw, t);
 }
 
 /* Split-K's sum: rank r of the KS blocks of a cluster (one box, each a share of the k-tiles) adds
@@ -349,20 +267,16 @@ static __device__ __forceinline__ void tm_reduce(const tm_geom &g, unsigned base
  * partial tiles through distributed shared memory (grid: one cluster per box, not persistent); PP:
  * ping-pong, each consumer warpgroup a whole box of 64 WM rows, the two taking the block's boxes in
  * turn: while one stores its y the other's MMAs keep the tensor cores busy (CUTLASS's "pingpong"
- * schedule; the ring is shared in order, so the two mainloops follow each other); SR > 0: two rings,
- * x's boxes and w's taps apart (tm_produce_2r: w in stages of one tap, many more in flight), SR
- * wgmma groups of one tap left running (tm_consume_2r); 0: one ring. */
-template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT, int CL, int KS, bool PP, int SR>
+ * schedule; the ring is shared in order, so the two mainloops follow each other). */
+template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT, int CL, int KS, bool PP>
 static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
     tm_conv(const __grid_constant__ CUtensorMap xmap, const __grid_constant__ CUtensorMap wmap, T *y, tm_geom g)
 {
 #if TMA_BUILT
     extern __shared__ unsigned char tm_shared[];
     const unsigned base = tm_align1024(smem_u32(tm_shared));
-    const unsigned full = base + (SR ? tm_2r_ring_bytes(&g, BN) : g.stages * tm_stage_bytes(&g, BN));
-    const unsigned empty = full + 8 * g.stages, xfull = empty + 8 * g.stages, xempty = xfull + 8 * g.xstages;
+    const unsigned full = base + g.stages * tm_stage_bytes(&g, BN), empty = full + 8 * g.stages;
     static_assert(CL == 1 || KS == 1, "a cluster either shares w or splits K");
-    static_assert(!SR || (CL == 1 && KS == 1 && RT > 1), "two rings: the halo tiles, no cluster");
     static_assert(!PP || KS == 1, "ping-pong: whole boxes");
     const int tid = threadIdx.x, wg = tid / 128, units = tm_units(&g, BN, CL);
     const unsigned rank = CL * KS > 1 ? cluster_rank() : 0;
@@ -375,8 +289,6 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
             /* one arrival per consumer warp of the cluster that reads the stage (ping-pong: one warpgroup's) */
             bar_init(empty + 8 * s, (PP ? TM_CONSUMER_WARPS / 2 : TM_CONSUMER_WARPS) * CL);
         }
-        for (int s = 0; s < (SR ? g.xstages : 0); s++) /* x's ring: the same counts */
-            bar_init(xfull + 8 * s, 1), bar_init(xempty + 8 * s, PP ? TM_CONSUMER_WARPS / 2 : TM_CONSUMER_WARPS);
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); /* ... visible to the TMA engine */
     }
     if (CL * KS > 1) cluster_sync(); /* every block's barriers ready before any multicast or remote access */
@@ -387,21 +299,15 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
         if (tid == 0) {
             asm volatile("prefetch.tensormap [%0];\nprefetch.tensormap [%1];\n" ::"l"(&xmap), "l"(&wmap) : "memory");
             for (int u = blockIdx.x / (CL * KS), q = 0; u < units; u += gridDim.x / (CL * KS), q += k_hi - k_lo)
-                if (SR) tm_produce_2r<BN>(&xmap, &wmap, g, base, full, empty, xfull, xempty, tm_unit_block(&g, BN, 1, u, 0), q);
-                else
-                    tm_produce<BN, CL>(&xmap, &wmap, g, base, full, empty, tm_unit_block(&g, BN, CL, u, box_rank), q,
-                                       rank, k_lo, k_hi);
+                tm_produce<BN, CL>(&xmap, &wmap, g, base, full, empty, tm_unit_block(&g, BN, CL, u, box_rank), q, rank,
+                                   k_lo, k_hi);
         }
     } else {
         if (SPLIT_REGS) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
         /* ping-pong: consumer warpgroup c takes every other box of the block (c, c + 2, ...), all its rows */
         const int stride = gridDim.x / (CL * KS);
         for (int u = blockIdx.x / (CL * KS), q = 0, j = 0; u < units; u += stride, q += k_hi - k_lo, j++)
-            if (PP && j % 2 != wg - 1) continue;
-            else if (SR)
-                tm_consume_2r<T, BN, WM, RT, PP, SR>(g, base, full, empty, xfull, xempty, y, tm_unit_block(&g, BN, 1, u, 0), q,
-                                                 PP ? 0 : wg - 1, tid % 128, j, u + stride < units);
-            else
+            if (!PP || j % 2 == wg - 1)
                 tm_consume<T, BN, WM, RT, CL, KS, PP>(g, base, full, empty, y, tm_unit_block(&g, BN, CL, u, box_rank), q,
                                                       PP ? 0 : wg - 1, tid % 128, k_lo, k_hi, j, u + stride < units);
     }

@@ -30,7 +30,6 @@ typedef struct {
     int kc, chunks, rt, nk;           /* channels per 128-byte chunk; chunks per tap; taps per k-tile; k-tiles */
     int rows, bw, bh, tiles_x, tiles_y; /* GEMM rows per box (128, 256), the box (bw bh = rows), boxes per image */
     int a_rows, stages;               /* rows of a k-tile's x box ((bh + rt - 1) bw); the ring's stages */
-    int xstages;                      /* two rings (tm_2r_...): x's stages, `stages` then w's; 0: one ring */
     int nhwc_out;                     /* 1: y written channels-last (NHWC), else NCHW */
 } tm_geom;
 
@@ -50,7 +49,7 @@ TM_HD tm_geom tm_geom_make(int N, int C, int H, int W, int M, int R, int S, int 
     for (g.bw = 8; g.bw < W && g.bw < (halo ? 16 : rows); g.bw *= 2) {
     }
     g.rows = rows, g.bh = rows / g.bw, g.tiles_x = (W + g.bw - 1) / g.bw, g.tiles_y = (H + g.bh - 1) / g.bh;
-    g.a_rows = (g.bh + g.rt - 1) * g.bw, g.stages = 0, g.xstages = 0, g.nhwc_out = 0; /* stages: tm_fit_stages */
+    g.a_rows = (g.bh + g.rt - 1) * g.bw, g.stages = 0, g.nhwc_out = 0; /* stages: tm_fit_stages */
     return g;
 }
 
@@ -145,31 +144,6 @@ TM_HD unsigned tm_b_addr(const tm_geom *g, unsigned base, int st, int bn)
 }
 TM_HD unsigned tm_a_step(const tm_geom *g, int j, int ks) { return j * g->bw * TM_ROW_BYTES + 32 * ks; }
 TM_HD unsigned tm_b_step(int bn, int j, int ks) { return j * bn * TM_ROW_BYTES + 32 * ks; }
-/* Two rings (the _2r halo tiles): x's boxes in xstages stages of a_rows rows from `base`, then w in
- * `stages` stages of one tap (bn rows) each: the consumers take a k-tile's rt taps one w stage at a
- * time, so w streams in units of a tap with many more of them in flight than one ring of whole
- * k-tiles allows, while x's box stays until its rt taps are done. Then the 2 (xstages + stages)
- * mbarriers. tm_2r_fit: w's stages (x's set first) within `budget`, as tm_fit_stages. */
-TM_HD unsigned tm_x_stage_bytes(const tm_geom *g) { return (unsigned)g->a_rows * TM_ROW_BYTES; }
-TM_HD unsigned tm_w_stage_bytes(int bn) { return (unsigned)bn * TM_ROW_BYTES; }
-TM_HD unsigned tm_2r_ring_bytes(const tm_geom *g, int bn)
-{
-    return g->xstages * tm_x_stage_bytes(g) + g->stages * tm_w_stage_bytes(bn);
-}
-TM_HD unsigned tm_2r_smem_bytes(const tm_geom *g, int bn) { return 1024 + tm_2r_ring_bytes(g, bn) + 16 * (g->xstages + g->stages); }
-TM_HD int tm_2r_fit(const tm_geom *g, int bn, int max, unsigned budget)
-{
-    const int fit = (int)((budget - 1024 - g->xstages * (tm_x_stage_bytes(g) + 16)) / (tm_w_stage_bytes(bn) + 16));
-    return fit < max ? fit : max;
-}
-TM_HD unsigned tm_2r_x_addr(const tm_geom *g, unsigned base, int st, int mb)
-{
-    return base + st * tm_x_stage_bytes(g) + mb * 64 * TM_ROW_BYTES;
-}
-TM_HD unsigned tm_2r_w_addr(const tm_geom *g, unsigned base, int bn, int st)
-{
-    return base + g->xstages * tm_x_stage_bytes(g) + st * tm_w_stage_bytes(bn);
-}
 /* Split-K partial tiles in the ring's shared memory once the mainloop is over: FP32, row r of the
  * box at r (BN + 4) floats (4 of padding: the rows of one store fall in different banks). */
 TM_HD unsigned tm_partial_addr(unsigned base, int bn, int row, int col) { return base + (unsigned)(row * (bn + 4) + col) * 4; }
