@@ -175,13 +175,13 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
     for (int mi = 0; mi < WM; mi++)
 #pragma unroll
         for (int i = 0; i < BN / 2; i++) d[mi][i] = 0.0f;
-    if (PP) pp_wait_turn(j);
     /* Between one k-tile's last wgmma and the next one's first, the tensor pipe waits for this warp's
-     * own instructions: the stage, its phase and its address advance by a step (no division), and
-     * the descriptors' offsets within a stage are constants and one multiply by the box's width. */
+     * own instructions: the stage, its phase and its address advance by a step (no division; the
+     * box's first is divided out before the ping-pong turn), the offsets within a stage are set once. */
     tm_ring_pos at = tm_ring_at(&g, base, BN, q);
     int prev = 0;
     const unsigned a_off = (unsigned)(WM * cw) * 64 * TM_ROW_BYTES, b_off = (unsigned)g.a_rows * TM_ROW_BYTES;
+    if (PP) pp_wait_turn(j);
     for (int i = k_lo; i < k_hi; i++) {
         bar_wait(full + 8 * at.stage, at.parity); /* tile k's bytes have landed */
         __syncwarp(); /* the warp converged for the .aligned wgmma instructions */
