@@ -28,23 +28,6 @@ static void test_geometry(void)
     CHECK(g.kc == 32 && g.chunks == 11 && g.Cp == 348, "TF32 T5A_C348: 11 chunks, the last one part zero fill");
 }
 
-/* The ring walked a step at a time (tm_ring_next, the kernels' loops) lands on tm_stage's stage,
- * tm_parity's phase and that stage's address for every tile, from any starting tile (a box's q). */
-static void test_ring_walk(void)
-{
-    tm_geom g = tm_geom_make(32, 128, 64, 64, 128, 3, 3, 1, 1, 2, 1, 128, 0);
-    const unsigned base = 4096;
-    int same = 1;
-    for (g.stages = 2; g.stages <= 9; g.stages++)
-        for (int q = 0; q < 40; q += 7) {
-            tm_ring_pos p = tm_ring_at(&g, base, 128, q);
-            for (int k = q; k < q + 50; k++, tm_ring_next(&p, &g, base, 128))
-                same &= p.stage == tm_stage(k, g.stages) && p.parity == tm_parity(k, g.stages) &&
-                        p.addr == base + (unsigned)tm_stage(k, g.stages) * tm_stage_bytes(&g, 128);
-        }
-    CHECK(same, "the stepped ring position equals the divided one, 2 to 9 stages");
-}
-
 /* k-tile i's taps and first channel: every (tap, chunk) exactly once, for both walks. */
 static void test_ktiles(void)
 {
@@ -239,7 +222,6 @@ static void test_pingpong_protocol(void)
 int main(void)
 {
     test_geometry();
-    test_ring_walk();
     test_ktiles();
     test_units();
     test_offsets();

@@ -124,16 +124,15 @@ static __device__ __forceinline__ void tm_produce(const CUtensorMap *xmap, const
 {
     int n, y0, x0, m0;
     tm_block_at(&g, b, BN, &n, &y0, &x0, &m0);
-    tm_ring_pos at = tm_ring_at(&g, base, BN, q);
-    for (int i = k_lo; i < k_hi; i++, tm_ring_next(&at, &g, base, BN)) {
-        const int k = q + i - k_lo, st = at.stage;
-        if (k >= g.stages) bar_wait(empty + 8 * st, at.parity ^ 1u); /* tile k - stages released */
+    for (int i = k_lo; i < k_hi; i++) {
+        const int k = q + i - k_lo, st = tm_stage(k, g.stages);
+        if (k >= g.stages) bar_wait(empty + 8 * st, tm_parity(k - g.stages, g.stages)); /* k - stages released */
         bar_arrive_expect_tx(full + 8 * st, tm_stage_bytes(&g, BN));
         int c0, r0, s;
         tm_ktile_at(&g, i, &c0, &r0, &s);
-        tma_load_4d(at.addr, xmap, full + 8 * st, c0, x0 + s + g.ox, y0 + r0 + g.oy, n);
+        tma_load_4d(tm_a_addr(&g, base, st, BN, 0), xmap, full + 8 * st, c0, x0 + s + g.ox, y0 + r0 + g.oy, n);
         for (int j = 0; j < g.rt; j++) {
-            const unsigned dst = at.addr + g.a_rows * TM_ROW_BYTES + tm_b_step(BN, j, 0);
+            const unsigned dst = tm_b_addr(&g, base, st, BN) + tm_b_step(BN, j, 0);
             if (CL == 1) tma_load_3d(dst, wmap, full + 8 * st, c0, (r0 + j) * g.S + s, m0);
             else
                 tma_load_3d_multicast(dst + rank * (BN / CL) * TM_ROW_BYTES, wmap, full + 8 * st, c0, (r0 + j) * g.S + s,
@@ -175,16 +174,12 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
     for (int mi = 0; mi < WM; mi++)
 #pragma unroll
         for (int i = 0; i < BN / 2; i++) d[mi][i] = 0.0f;
-    /* Between one k-tile's last wgmma and the next one's first, the tensor pipe waits for this warp's
-     * own instructions: the stage, its phase and its address advance by a step (no division; the
-     * box's first is divided out before the ping-pong turn), the offsets within a stage are set once. */
-    tm_ring_pos at = tm_ring_at(&g, base, BN, q);
-    int prev = 0;
-    const unsigned a_off = (unsigned)(WM * cw) * 64 * TM_ROW_BYTES, b_off = (unsigned)g.a_rows * TM_ROW_BYTES;
     if (PP) pp_wait_turn(j);
     for (int i = k_lo; i < k_hi; i++) {
-        bar_wait(full + 8 * at.stage, at.parity); /* tile k's bytes have landed */
+        const int k = q + i - k_lo, st = tm_stage(k, g.stages);
+        bar_wait(full + 8 * st, tm_parity(k, g.stages)); /* tile k's bytes have landed */
         __syncwarp(); /* the warp converged for the .aligned wgmma instructions */
+        const unsigned bs = tm_b_addr(&g, base, st, BN);
         wg_fence();
 #pragma unroll
         for (int j = 0; j < RT; j++) /* the k-tile's taps (g.rt == RT, checked on the host) */
@@ -192,16 +187,15 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
             for (int ks = 0; ks < TM_KSTEPS; ks++)
 #pragma unroll
                 for (int mi = 0; mi < WM; mi++)
-                    tm_mma<T>(d[mi], at.addr + a_off + mi * 64 * TM_ROW_BYTES + tm_a_step(&g, j, ks),
-                              at.addr + b_off + tm_b_step(BN, j, ks));
+                    tm_mma<T>(d[mi], tm_a_addr(&g, base, st, BN, WM * cw + mi) + tm_a_step(&g, j, ks),
+                              bs + tm_b_step(BN, j, ks));
         wg_commit_and_wait<1>(); /* tile k - 1's group has retired: its stage goes back to the producer */
-        if (i > k_lo && t % 32 == 0) tm_release<CL>(empty + 8 * prev);
-        prev = at.stage;
-        tm_ring_next(&at, &g, base, BN);
+        if (i > k_lo && t % 32 == 0) tm_release<CL>(empty + 8 * tm_stage(k - 1, g.stages));
     }
     if (PP) pp_pass_turn(j, next);
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-    if (k_hi > k_lo && t % 32 == 0) tm_release<CL>(empty + 8 * prev); /* the box's last tile */
+    if (k_hi > k_lo && t % 32 == 0) /* the box's last tile */
+        tm_release<CL>(empty + 8 * tm_stage(q + k_hi - k_lo - 1, g.stages));
     if (KS > 1) { /* split-K: the partial tile into the ring's memory, summed across the cluster later */
         consumers_sync(); /* both warpgroups' last wgmma has read its stage */
 #pragma unroll

@@ -134,24 +134,13 @@ TM_HD int tm_fit_stages(const tm_geom *g, int bn, int max, unsigned budget)
     const int fit = (int)((budget - 1024) / (tm_stage_bytes(g, bn) + 16));
     return fit < max ? fit : max;
 }
-/* A walk along the ring: tile k's stage, its full barrier's phase parity and the stage's address,
- * advanced one tile at a time (tm_ring_next: an add and a compare, where tm_stage and tm_parity
- * divide). tm_ring_at: tile k's, from the divisions, once a box. */
-typedef struct {
-    int stage;
-    unsigned parity, addr;
-} tm_ring_pos;
-TM_HD tm_ring_pos tm_ring_at(const tm_geom *g, unsigned base, int bn, int k)
+TM_HD unsigned tm_a_addr(const tm_geom *g, unsigned base, int st, int bn, int mb)
 {
-    tm_ring_pos p;
-    p.stage = tm_stage(k, g->stages), p.parity = tm_parity(k, g->stages);
-    p.addr = base + p.stage * tm_stage_bytes(g, bn);
-    return p;
+    return base + st * tm_stage_bytes(g, bn) + mb * 64 * TM_ROW_BYTES;
 }
-TM_HD void tm_ring_next(tm_ring_pos *p, const tm_geom *g, unsigned base, int bn)
+TM_HD unsigned tm_b_addr(const tm_geom *g, unsigned base, int st, int bn)
 {
-    if (++p->stage == g->stages) p->stage = 0, p->parity ^= 1u, p->addr = base;
-    else p->addr += tm_stage_bytes(g, bn);
+    return base + st * tm_stage_bytes(g, bn) + g->a_rows * TM_ROW_BYTES;
 }
 TM_HD unsigned tm_a_step(const tm_geom *g, int j, int ks) { return j * g->bw * TM_ROW_BYTES + 32 * ks; }
 TM_HD unsigned tm_b_step(int bn, int j, int ks) { return j * bn * TM_ROW_BYTES + 32 * ks; }
