@@ -4,6 +4,9 @@
  * ours_{bf16,tf32}_wgmma_tma(_t) on mma3's arrays, ours_{bf16,fp16,tf32}_tma_nhwc on cuDNN NHWC's
  * own tensors. One translation unit with the kernel (its templates are instantiated here). */
 #include <stdio.h>
+#include "gl_tma.h" /* the tensor-map encoder from the runtime */
+#include "tensor_core.h"
+#include "channels_last.cuh"
 #include "tm_conv.cuh"
 
 /* The tiles (cnn_tile_name_wgmma_tma; launch_tile): rows x BN, stages (at most), blocks per SM; the

@@ -57,13 +57,10 @@
  * Error bounds: the classes' (the same rounded x and w, FP32 accumulation in any order). */
 #ifndef CNN_TM_CONV_CUH
 #define CNN_TM_CONV_CUH
-#include "gl_tma.h"     /* CUtensorMap, the encoder from the runtime */
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include "tensor_core.h"
-#include "channels_last.cuh"
-#include "tma_ring.cuh" /* tm_geom, the ring's index arithmetic and PTX */
+#include "tma_ring.cuh" /* tm_geom, the ring's index arithmetic and PTX (and CUtensorMap) */
 
 typedef __nv_bfloat16 bf16;
 typedef __half f16;
