@@ -219,6 +219,45 @@ static void test_pingpong_protocol(void)
           faults_without);
 }
 
+/* y's staging for the TMA store: each warp's 2 KB holds its 16 rows x 128 bytes once each (a
+ * bijection), in the 128-byte swizzle TMA reads (unit u of row r at u ^ r % 8), a warp's store of
+ * one register pair (BF16: 4 bytes, FP32: 8) hits each bank at most once (BF16) or twice (FP32:
+ * 256 bytes, two wavefronts anyway); and the staging fits beside E3_N32's 3 halo stages but not
+ * beside 7 stages of 128 x 128 (those keep their ring and store from the registers). */
+static void test_y_staging(void)
+{
+    static unsigned char seen[TM_Y_STAGE_BYTES];
+    memset(seen, 0, sizeof seen);
+    for (int r = 0; r < 16; r++)
+        for (int b = 0; b < 128; b++) {
+            const unsigned o = tm_y_stage_offset(r, b);
+            CHECK(o < TM_Y_STAGE_BYTES && !seen[o]++, "row %d byte %d: offset %u once", r, b, o);
+            CHECK(o / 128 == (unsigned)r && (o % 128) / 16 == (unsigned)((b / 16) ^ (r % 8)) && o % 16 == (unsigned)b % 16,
+                  "row %d byte %d: the 128-byte swizzle", r, b);
+        }
+    for (int elem = 2; elem <= 4; elem += 2)
+        for (int jj = 0; jj < 128 / elem / 8; jj++)
+            for (int h = 0; h < 2; h++) {
+                int banks[32] = {0}, worst = 0;
+                for (int lane = 0; lane < 32; lane++)
+                    for (int w = 0; w < elem / 2; w++) { /* the 4-byte words of the lane's pair */
+                        const unsigned o = tm_y_stage_offset(lane / 4 + 8 * h, (8 * jj + 2 * (lane % 4)) * elem) + 4 * w;
+                        const int n = ++banks[o / 4 % 32];
+                        worst = n > worst ? n : worst;
+                    }
+                CHECK(worst == elem / 2, "elem %d, unit %d, rows +%d: %d-way bank use", elem, jj, 8 * h, worst);
+            }
+    tm_geom g = tm_geom_make(32, 128, 64, 64, 128, 3, 3, 1, 1, 2, 1, 128, 0); /* pp_halo_128x128 */
+    g.stages = tm_fit_stages(&g, 128, 8, 227 * 1024);
+    g.ystage = tm_y_stage_at(&g, 128, 227 * 1024);
+    CHECK(g.ystage == 209920 && g.ystage % 1024 == 0 && g.ystage >= (int)tm_ring_bytes(&g, 128),
+          "E3_N32's staging past 3 stages and their barriers, 1024-aligned: %d", g.ystage);
+    CHECK(tm_smem_bytes(&g, 128) == 1024 + 209920 + 16384 && tm_smem_bytes(&g, 128) <= 227 * 1024, "and fits 227 KB");
+    g = tm_geom_make(32, 128, 64, 64, 128, 3, 3, 1, 1, 2, 0, 128, 0);
+    g.stages = tm_fit_stages(&g, 128, 7, 227 * 1024);
+    CHECK(g.stages == 7 && tm_y_stage_at(&g, 128, 227 * 1024) == 0, "7 stages of 128 x 128 leave no room");
+}
+
 int main(void)
 {
     test_geometry();
@@ -226,6 +265,7 @@ int main(void)
     test_units();
     test_offsets();
     test_fragment();
+    test_y_staging();
     test_pingpong_protocol();
     return check_report("test_tma_ring");
 }

@@ -119,6 +119,20 @@ static int encode_maps(const tm_geom &g, int BN, int cl, CUtensorMapDataType typ
     return encode_map(xmap, type, 4, xp, xdims, xstrides, xbox) && encode_map(wmap, type, 3, wp, wdims, wstrides, wbox);
 }
 
+/* y's map for the TMA-store epilogue (tm_store_y): y [N][H][W][M] channels-last, boxes of one 128-byte
+ * chunk of channels x the 16 pixels of a consumer warp's rows (bw x 16 / bw with bw = 8, else 16 x 1).
+ * 0 (nothing said) where a pixel's M values are not a multiple of 16 bytes: TMA's strides must be. */
+static int encode_y_map(const tm_geom &g, CUtensorMapDataType type, int elem, void *y, CUtensorMap *ymap)
+{
+    const cuuint64_t row = (cuuint64_t)g.M * elem;
+    if (row % 16) return 0;
+    const cuuint32_t bx = g.bw < 16 ? (cuuint32_t)g.bw : 16;
+    const cuuint64_t dims[4] = {(cuuint64_t)g.M, (cuuint64_t)g.W, (cuuint64_t)g.H, (cuuint64_t)g.N};
+    const cuuint64_t strides[3] = {row, row * g.W, row * g.W * g.H};
+    const cuuint32_t box[4] = {(cuuint32_t)(TM_ROW_BYTES / elem), bx, 16 / bx, 1};
+    return encode_map(ymap, type, 4, y, dims, strides, box);
+}
+
 /* Where a launch reads and writes: the tensors' type, x (bordered: mma3's xp; else plain NHWC) and w
  * (wp [M][R S][Cp]); y channels-last or NCHW; persistent: one block per SM (x MIN_BLOCKS). */
 typedef struct {
@@ -127,13 +141,15 @@ typedef struct {
     int bordered, nhwc_out, persistent, pdl; /* pdl: launched with programmatic dependent launch */
 } tm_io;
 
-/* The ring's stages: up to max_stages, as many as fit the block's share of the SM (227 KB alone, half
- * of 228 KB less 1 KB per block for two). */
+/* A block's share of the SM's shared memory: 227 KB alone, half of 228 KB less 1 KB per block for two. */
+static unsigned smem_budget(int min_blocks) { return min_blocks > 1 ? 228 * 1024 / 2 - 1024 : 227 * 1024; }
+
+/* The ring's stages: up to max_stages, as many as fit the block's share of the SM. */
 static tm_geom with_stages(const cnn_shape *s, int elem, int halo, int rows, int bordered, int bn, int max_stages,
                            int min_blocks)
 {
     tm_geom g = geom_of(s, elem, halo, rows, bordered);
-    g.stages = tm_fit_stages(&g, bn, max_stages, min_blocks > 1 ? 228 * 1024 / 2 - 1024 : 227 * 1024);
+    g.stages = tm_fit_stages(&g, bn, max_stages, smem_budget(min_blocks));
     return g;
 }
 
@@ -189,14 +205,19 @@ static cnn_status launch_tm(const cnn_shape *s, int max_stages, const tm_io &io,
     /* split-K: the partial tile must fit in the ring and each rank have a k-tile, else no split */
     if (KS > 1 && (g.stages * tm_stage_bytes(&g, BN) < tm_partial_addr(0, BN, 128 * WM, 0) || g.nk < KS))
         return launch_tm<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT, CL, 1>(s, max_stages, io, y, st);
+    /* channels-last y through shared memory and TMA where its staging fits beside the ring (not split-K:
+     * its ranks sum and store the tile after the mainloop) */
+    CUtensorMap ymap = {};
+    if (KS == 1 && io.nhwc_out) g.ystage = tm_y_stage_at(&g, BN, smem_budget(MIN_BLOCKS));
+    if (g.ystage && !encode_y_map(g, io.type, (int)sizeof(T), y, &ymap)) g.ystage = 0;
     const auto kernel = tm_conv<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT, CL, KS, PP>;
     static int ready; /* the opt-in for the largest ring any layer gets */
-    tc3_smem_opt_in((const void *)kernel, MIN_BLOCKS > 1 ? 228 * 1024 / 2 - 1024 : 227 * 1024, &ready);
+    tc3_smem_opt_in((const void *)kernel, smem_budget(MIN_BLOCKS), &ready);
     const size_t smem = tm_smem_bytes(&g, BN);
     const int grid = KS > 1 ? tm_units(&g, BN, 1) * KS : grid_for(kernel, tm_units(&g, BN, CL), CL, io.persistent, smem);
     cudaLaunchAttribute at[2];
     const cudaLaunchConfig_t cfg = tm_config(at, grid, CL * KS, smem, io.pdl, st);
-    GL_CHECK(cudaLaunchKernelEx(&cfg, kernel, xmap, wmap, y, g));
+    GL_CHECK(cudaLaunchKernelEx(&cfg, kernel, xmap, wmap, ymap, y, g));
     return CNN_OK;
 }
 

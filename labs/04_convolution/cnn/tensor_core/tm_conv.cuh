@@ -29,6 +29,10 @@
  *     (chunk c at c ^ (r % 8)), wgmma's descriptor says so (layout type 1, 8-row groups 1024 bytes
  *     apart), and the eight rows a core-matrix read touches sit in eight different bank groups: no
  *     padding, no conflicts, and a stage is a dense 1024-byte-aligned block.
+ * The epilogue (channels-last y, where 16 KB fit beside the ring): each consumer warp stages its
+ * rows of y in shared memory, a 128-byte row of channels at a time, and the TMA engine stores them
+ * (tm_store_y), where st.global from the registers wrote 16 bytes of a row a warp instruction and
+ * took as long as a mainloop (a clock timeline showed it: plots/archive/h200/run_cb83428).
  * GEMM: M = pixels (the box's BH x BW = 128 rows, BW = the power of two >= W, at least 8, at most
  * 128; rows outside the image are computed on zeros and not stored), N = BN output channels (64, 128
  * or 256, autotuned with the stage count), K = R S x Cp in 128-byte chunks (BF16: 64 channels, TF32:
@@ -95,6 +99,21 @@ static __device__ __forceinline__ void tm_store_2(bf16 *y, float v0, float v1)
 }
 static __device__ __forceinline__ void tm_store_2(f16 *y, float v0, float v1) { *(__half2 *)y = __floats2half2_rn(v0, v1); }
 static __device__ __forceinline__ void tm_store_2(float *y, float v0, float v1) { *(float2 *)y = make_float2(v0, v1); }
+/* Two neighbouring output channels into y's staging in shared memory (tm_store_y). */
+static __device__ __forceinline__ void tm_stage_pair(const bf16 *, unsigned a, float v0, float v1)
+{
+    const __nv_bfloat162 p = __floats2bfloat162_rn(v0, v1);
+    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(a), "r"(*(const unsigned *)&p) : "memory");
+}
+static __device__ __forceinline__ void tm_stage_pair(const f16 *, unsigned a, float v0, float v1)
+{
+    const __half2 p = __floats2half2_rn(v0, v1);
+    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(a), "r"(*(const unsigned *)&p) : "memory");
+}
+static __device__ __forceinline__ void tm_stage_pair(const float *, unsigned a, float v0, float v1)
+{
+    asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(a), "f"(v0), "f"(v1) : "memory");
+}
 /* Output channels m, m + 1 of one pixel at o, o + step: one 4-byte (BF16) or 8-byte (FP32) store
  * where they are neighbours (channels-last, o even), else one store each. */
 template <typename T> static __device__ __forceinline__ void tm_store_pair(T *y, long long o, long long step, float v0, float v1)
@@ -138,6 +157,47 @@ static __device__ __forceinline__ void tm_produce(const CUtensorMap *xmap, const
     }
 }
 
+/* The epilogue of channels-last y through shared memory (g.ystage): each consumer warp writes its 16
+ * accumulator rows, a 128-byte chunk of channels at a time (64 BF16 or FP16, 32 FP32), into its own
+ * 2 KB in the 128-byte swizzle, and one lane hands the chunk to the TMA engine as a box of y (16
+ * pixels x the chunk's channels; what lies outside y is clipped by the engine). Whole 128-byte rows
+ * go to L2 in a few instructions a warp, where st.global from the registers writes 16 bytes of a
+ * row at a time: the consumer is back at its next box's MMAs sooner, and the last box of a block
+ * (whose stores nothing overlaps) ends sooner. Before a chunk overwrites the warp's 2 KB the
+ * engine must have read the last one (wait_read). */
+template <typename T, int BN, int WM>
+static __device__ __forceinline__ void tm_store_y(const tm_geom &g, unsigned base, const CUtensorMap *ymap,
+                                                  float (&d)[WM][BN / 2], int n, int y0, int x0, int m0, int cw, int t)
+{
+    constexpr int KC = TM_ROW_BYTES / (int)sizeof(T); /* channels a chunk */
+    const int lane = t % 32;
+    const unsigned buf = base + g.ystage + (threadIdx.x / 32 - 4) * TM_Y_STAGE_BYTES; /* consumer warps 4 .. 11 */
+#pragma unroll
+    for (int mi = 0; mi < WM; mi++) {
+        wg_fence_regs(d[mi]);
+        const int row0 = 64 * (WM * cw + mi) + 16 * (t / 32); /* the warp's first row: 16 pixels of the box */
+        const int py = y0 + row0 / g.bw, px = x0 + row0 % g.bw;
+        if (n >= g.N || py >= g.H || px >= g.W) continue; /* all 16 outside y */
+#pragma unroll
+        for (int c = 0; c < BN / KC; c++) {
+            if (m0 + c * KC >= g.M) break;
+            if (lane == 0) tma_store_wait_read();
+            __syncwarp();
+#pragma unroll
+            for (int jj = 0; jj < KC / 8; jj++)
+#pragma unroll
+                for (int h = 0; h < 2; h++) { /* registers 4 j + 2 h, + 1: row lane / 4 + 8 h, channels 8 j + 2 (lane % 4), + 1 */
+                    const int i = 4 * (c * KC / 8 + jj) + 2 * h;
+                    const unsigned a = tm_y_stage_offset(lane / 4 + 8 * h, (8 * jj + 2 * (lane % 4)) * (int)sizeof(T));
+                    tm_stage_pair((const T *)0, buf + a, d[mi][i], d[mi][i + 1]);
+                }
+            fence_proxy_async();
+            __syncwarp();
+            if (lane == 0) tma_store_4d(ymap, buf, m0 + c * KC, px, py, n);
+        }
+    }
+}
+
 /* A consumer warpgroup (cw: 0, 1), box b: WM 64-row MMA blocks (rows 64 (WM cw + mi) ..) x BN
  * channels, k-tiles q .. q + nk - 1 of the ring, then y. While it stores y the producer already
  * fills the ring with the block's next box. */
@@ -163,7 +223,8 @@ static __device__ __forceinline__ void pp_pass_turn(int j, bool next)
 }
 
 template <typename T, int BN, int WM, int RT, int CL, int KS, bool PP>
-static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned base, unsigned full, unsigned empty, T *y,
+static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned base, unsigned full, unsigned empty,
+                                                  const CUtensorMap *ymap, T *y,
                                                   int b, int q, int cw, int t, int k_lo, int k_hi, int j, bool next)
 {
     float d[WM][BN / 2];
@@ -178,16 +239,23 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
         __syncwarp(); /* the warp converged for the .aligned wgmma instructions */
         const unsigned bs = tm_b_addr(&g, base, st, BN);
         wg_fence();
+        /* The tile's k-steps (taps x TM_KSTEPS; g.rt == RT, checked on the host) in two groups: wgmma's
+         * issue waits for room in the tensor cores' queue, so by the time the first SPLIT k-steps are
+         * issued tile k - 1's MMAs are done, and its stage goes back to the producer then, not a whole
+         * tile later. */
+        constexpr int SPLIT = RT == 1 ? TM_KSTEPS / 2 : TM_KSTEPS;
 #pragma unroll
-        for (int j = 0; j < RT; j++) /* the k-tile's taps (g.rt == RT, checked on the host) */
+        for (int e = 0; e < RT * TM_KSTEPS; e++) {
 #pragma unroll
-            for (int ks = 0; ks < TM_KSTEPS; ks++)
-#pragma unroll
-                for (int mi = 0; mi < WM; mi++)
-                    tm_mma<T>(d[mi], tm_a_addr(&g, base, st, BN, WM * cw + mi) + tm_a_step(&g, j, ks),
-                              bs + tm_b_step(BN, j, ks));
-        wg_commit_and_wait<1>(); /* tile k - 1's group has retired: its stage goes back to the producer */
-        if (i > k_lo && t % 32 == 0) tm_release<CL>(empty + 8 * tm_stage(k - 1, g.stages));
+            for (int mi = 0; mi < WM; mi++)
+                tm_mma<T>(d[mi], tm_a_addr(&g, base, st, BN, WM * cw + mi) + tm_a_step(&g, e / TM_KSTEPS, e % TM_KSTEPS),
+                          bs + tm_b_step(BN, e / TM_KSTEPS, e % TM_KSTEPS));
+            if (e == SPLIT - 1) {
+                wg_commit_and_wait<1>(); /* tile k - 1's last group has retired */
+                if (i > k_lo && t % 32 == 0) tm_release<CL>(empty + 8 * tm_stage(k - 1, g.stages));
+            }
+        }
+        asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     }
     if (PP) pp_pass_turn(j, next);
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
@@ -208,6 +276,10 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
     }
     int n, y0, x0, m0;
     tm_block_at(&g, b, BN, &n, &y0, &x0, &m0);
+    if (g.ystage) {
+        tm_store_y<T, BN, WM>(g, base, ymap, d, n, y0, x0, m0, cw, t);
+        return;
+    }
     const long long step = tm_channel_step(&g);
 #pragma unroll
     for (int mi = 0; mi < WM; mi++) {
@@ -267,7 +339,8 @@ static __device__ __forceinline__ void tm_reduce(const tm_geom &g, unsigned base
  * schedule; the ring is shared in order, so the two mainloops follow each other). */
 template <typename T, int BN, int WM, int MIN_BLOCKS, bool SPLIT_REGS, int RT, int CL, int KS, bool PP>
 static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
-    tm_conv(const __grid_constant__ CUtensorMap xmap, const __grid_constant__ CUtensorMap wmap, T *y, tm_geom g)
+    tm_conv(const __grid_constant__ CUtensorMap xmap, const __grid_constant__ CUtensorMap wmap,
+            const __grid_constant__ CUtensorMap ymap, T *y, tm_geom g)
 {
 #if TMA_BUILT
     extern __shared__ unsigned char tm_shared[];
@@ -305,8 +378,9 @@ static __global__ void __launch_bounds__(TM_THREADS, MIN_BLOCKS)
         const int stride = gridDim.x / (CL * KS);
         for (int u = blockIdx.x / (CL * KS), q = 0, j = 0; u < units; u += stride, q += k_hi - k_lo, j++)
             if (!PP || j % 2 == wg - 1)
-                tm_consume<T, BN, WM, RT, CL, KS, PP>(g, base, full, empty, y, tm_unit_block(&g, BN, CL, u, box_rank), q,
-                                                      PP ? 0 : wg - 1, tid % 128, k_lo, k_hi, j, u + stride < units);
+                tm_consume<T, BN, WM, RT, CL, KS, PP>(g, base, full, empty, &ymap, y, tm_unit_block(&g, BN, CL, u, box_rank),
+                                                      q, PP ? 0 : wg - 1, tid % 128, k_lo, k_hi, j, u + stride < units);
+        if (g.ystage && tid % 32 == 0) tma_store_wait_all(); /* y's last chunks written before the block ends */
     }
     if (KS > 1) { /* one box per cluster (tm_unit_block with cl = 1: every rank the same block) */
         cluster_sync(); /* every rank's partial tile is in its shared memory */

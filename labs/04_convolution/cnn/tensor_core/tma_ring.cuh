@@ -31,6 +31,7 @@ typedef struct {
     int rows, bw, bh, tiles_x, tiles_y; /* GEMM rows per box (128, 256), the box (bw bh = rows), boxes per image */
     int a_rows, stages;               /* rows of a k-tile's x box ((bh + rt - 1) bw); the ring's stages */
     int nhwc_out;                     /* 1: y written channels-last (NHWC), else NCHW */
+    int ystage;                       /* y's staging for the TMA store, bytes from the ring's base; 0: none */
 } tm_geom;
 
 /* bw: the power of two >= W, from 8 up to the box's rows (16 with the halo: taller boxes, less halo). x in
@@ -49,7 +50,7 @@ TM_HD tm_geom tm_geom_make(int N, int C, int H, int W, int M, int R, int S, int 
     for (g.bw = 8; g.bw < W && g.bw < (halo ? 16 : rows); g.bw *= 2) {
     }
     g.rows = rows, g.bh = rows / g.bw, g.tiles_x = (W + g.bw - 1) / g.bw, g.tiles_y = (H + g.bh - 1) / g.bh;
-    g.a_rows = (g.bh + g.rt - 1) * g.bw, g.stages = 0, g.nhwc_out = 0; /* stages: tm_fit_stages */
+    g.a_rows = (g.bh + g.rt - 1) * g.bw, g.stages = 0, g.nhwc_out = 0, g.ystage = 0; /* tm_fit_stages, tm_y_stage_at */
     return g;
 }
 
@@ -128,7 +129,27 @@ TM_HD unsigned tm_parity(int i, int stages) { return (unsigned)(i / stages) & 1u
  * alignment, fit `budget`. */
 TM_HD unsigned tm_align1024(unsigned addr) { return (addr + 1023) & ~1023u; }
 TM_HD unsigned tm_stage_bytes(const tm_geom *g, int bn) { return (unsigned)(g->a_rows + g->rt * bn) * TM_ROW_BYTES; }
-TM_HD unsigned tm_smem_bytes(const tm_geom *g, int bn) { return 1024 + g->stages * (tm_stage_bytes(g, bn) + 16); }
+TM_HD unsigned tm_ring_bytes(const tm_geom *g, int bn) { return g->stages * (tm_stage_bytes(g, bn) + 16); }
+/* y through shared memory (the epilogue of channels-last y, when it fits): consumer warp v (0 .. 7)
+ * stages 16 GEMM rows x 128 bytes of y at ystage + 2048 v, row r at 128 r and its 16-byte unit u at
+ * 16 (u ^ r % 8): the 128-byte swizzle the y map's TMA store reads (rows of one warp store fall in
+ * eight different bank groups). tm_y_stage_at: ystage, 1024-aligned past the barriers, or 0 where
+ * the 8 warps' 16 KB would not fit the budget (the ring keeps its stages; y is then stored from
+ * the registers). */
+enum { TM_Y_STAGE_BYTES = 2048 };
+TM_HD unsigned tm_y_stage_offset(int row, int byte)
+{
+    return (unsigned)(row * TM_ROW_BYTES + (((byte >> 4) ^ (row & 7)) << 4) + (byte & 15));
+}
+TM_HD int tm_y_stage_at(const tm_geom *g, int bn, unsigned budget)
+{
+    const unsigned at = tm_align1024(tm_ring_bytes(g, bn));
+    return 1024 + at + TM_CONSUMER_WARPS * TM_Y_STAGE_BYTES <= budget ? (int)at : 0;
+}
+TM_HD unsigned tm_smem_bytes(const tm_geom *g, int bn)
+{
+    return 1024 + (g->ystage ? g->ystage + TM_CONSUMER_WARPS * TM_Y_STAGE_BYTES : tm_ring_bytes(g, bn));
+}
 TM_HD int tm_fit_stages(const tm_geom *g, int bn, int max, unsigned budget)
 {
     const int fit = (int)((budget - 1024) / (tm_stage_bytes(g, bn) + 16));
@@ -210,6 +231,21 @@ static __device__ __forceinline__ void tma_load_3d(unsigned dst, const CUtensorM
                  "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
                  : "memory");
 }
+
+/* The box of y at coordinates c (innermost first) from shared memory at src, by the TMA engine, as one
+ * bulk group of this thread; wait_read: until the engine has read the thread's groups' shared memory
+ * (src may be written again); wait_all: until their writes are done. The fence makes this thread's
+ * ordinary shared-memory writes visible to the engine (the async proxy). */
+static __device__ __forceinline__ void tma_store_4d(const CUtensorMap *map, unsigned src, int c0, int c1, int c2, int c3)
+{
+    asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5}], [%1];\n"
+                 "cp.async.bulk.commit_group;\n" ::"l"(map),
+                 "r"(src), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+                 : "memory");
+}
+static __device__ __forceinline__ void tma_store_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
+static __device__ __forceinline__ void tma_store_wait_all() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+static __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
 /* Two floats at this block's shared address a in cluster block `rank` (distributed shared memory). */
 static __device__ __forceinline__ float2 ld_cluster_f2(unsigned a, unsigned rank)
