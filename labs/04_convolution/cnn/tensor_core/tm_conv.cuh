@@ -171,7 +171,7 @@ static __device__ __forceinline__ void tm_store_y(const tm_geom &g, unsigned bas
 {
     constexpr int KC = TM_ROW_BYTES / (int)sizeof(T); /* channels a chunk */
     const int lane = t % 32;
-    const unsigned buf = base + g.ystage + (threadIdx.x / 32 - 4) * TM_Y_STAGE_BYTES; /* consumer warps 4 .. 11 */
+    const unsigned buf = base + g.ystage + (threadIdx.x / 32 - 4) * TM_Y_STAGE_BYTES; /* warps 4 .. 11 (0 .. 3: the producer) */
 #pragma unroll
     for (int mi = 0; mi < WM; mi++) {
         wg_fence_regs(d[mi]);
