@@ -207,6 +207,14 @@ template <int CL> static __device__ __forceinline__ void tm_release(unsigned bar
     else
         for (unsigned r = 0; r < CL; r++) bar_arrive_at(bar, r);
 }
+/* tm_release where p, without a branch (between two wgmma groups of one tile: see bar_arrive_if). */
+template <int CL> static __device__ __forceinline__ void tm_release_if(unsigned bar, bool p)
+{
+    if (CL == 1) bar_arrive_if(bar, p);
+    else
+#pragma unroll
+        for (unsigned r = 0; r < CL; r++) bar_arrive_at_if(bar, r, p);
+}
 
 /* Ping-pong's turn-taking: box j's mainloop starts once box j - 1's (the other warpgroup's) has seen all
  * its k-tiles land. Without it a warpgroup that skipped the other's tiles could wait on a stage's
@@ -240,10 +248,11 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
         const unsigned bs = tm_b_addr(&g, base, st, BN);
         wg_fence();
         /* The tile's k-steps (taps x TM_KSTEPS; g.rt == RT, checked on the host) in two groups: wgmma's
-         * issue waits for room in the tensor cores' queue, so by the time the first SPLIT k-steps are
-         * issued tile k - 1's MMAs are done, and its stage goes back to the producer then, not a whole
-         * tile later. */
-        constexpr int SPLIT = RT == 1 ? TM_KSTEPS / 2 : TM_KSTEPS;
+         * issue waits for room in the tensor cores' queue, so by the time the first SPLIT k-steps (at
+         * least 512 cycles of MMAs) are issued tile k - 1's MMAs are done, and its stage goes back to
+         * the producer then, not a whole tile later. A tile of less work keeps one group. */
+        constexpr int WORK = WM * BN / 2, ALL = RT * TM_KSTEPS; /* tensor-core cycles a k-step; k-steps a tile */
+        constexpr int SPLIT = (512 + WORK - 1) / WORK < ALL ? (512 + WORK - 1) / WORK : ALL; /* >= 512 cycles queued */
 #pragma unroll
         for (int e = 0; e < RT * TM_KSTEPS; e++) {
 #pragma unroll
@@ -252,10 +261,10 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
                           bs + tm_b_step(BN, e / TM_KSTEPS, e % TM_KSTEPS));
             if (e == SPLIT - 1) {
                 wg_commit_and_wait<1>(); /* tile k - 1's last group has retired */
-                if (i > k_lo && t % 32 == 0) tm_release<CL>(empty + 8 * tm_stage(k - 1, g.stages));
+                tm_release_if<CL>(empty + 8 * tm_stage(k - 1, g.stages), i > k_lo && t % 32 == 0);
             }
         }
-        asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+        if (SPLIT < RT * TM_KSTEPS) asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); /* the second group */
     }
     if (PP) pp_pass_turn(j, next);
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");

@@ -184,6 +184,14 @@ static __device__ __forceinline__ void bar_arrive(unsigned bar)
 {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
+/* bar_arrive where `p`, as one predicated instruction: no branch, so a wgmma sequence around it stays
+ * one basic block (a branch there makes ptxas insert a warpgroup.arrive before the next wgmma). */
+static __device__ __forceinline__ void bar_arrive_if(unsigned bar, bool p)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %1, 0;\n@p mbarrier.arrive.shared::cta.b64 _, [%0];\n}\n" ::"r"(bar),
+                 "r"((int)p)
+                 : "memory");
+}
 /* Until the phase of parity `parity` has completed. */
 static __device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
 {
@@ -211,6 +219,13 @@ static __device__ __forceinline__ void bar_arrive_at(unsigned bar, unsigned rank
     asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
                  "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
                  "r"(rank)
+                 : "memory");
+}
+static __device__ __forceinline__ void bar_arrive_at_if(unsigned bar, unsigned rank, bool p)
+{
+    asm volatile("{\n.reg .b32 remote;\n.reg .pred p;\nsetp.ne.b32 p, %2, 0;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "@p mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+                 "r"(rank), "r"((int)p)
                  : "memory");
 }
 /* The box at coordinates c (innermost first) of the tensor map into shared memory at dst; the TMA
