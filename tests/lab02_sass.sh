@@ -8,21 +8,7 @@
 # Exit 77 (skipped) only when no cuobjdump can be found. --show prints the lines that decide.
 set -u
 exe=$1 show=${2:-}
-find_cuobjdump() {
-    local d
-    for d in "${CUOBJDUMP_DIR:-}" "$(dirname "$(command -v cuobjdump 2>/dev/null || echo /nonexistent/x)")" \
-             /usr/local/cuda/bin "$(dirname "$(command -v nvcc 2>/dev/null || echo /nonexistent/x)")" \
-             "$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' 2>/dev/null)/nvidia/cu13/bin" \
-             "$(cd "$(dirname "$0")/.." && pwd)/.ci-tools/nvidia/cu13/bin"; do
-        [ -n "$d" ] && [ -x "$d/cuobjdump" ] && { echo "$d"; return 0; }
-    done
-    return 1
-}
-dir=$(find_cuobjdump) || { echo "cuobjdump not found (CUDA toolkit bin, PATH, or pip nvidia-cuda-cuobjdump): skipped"; exit 77; }
-export PATH=$dir:$PATH
-sass=$(mktemp)
-trap 'rm -f "$sass"' EXIT
-cuobjdump -sass "$exe" >"$sass" 2>&1 || { cat "$sass"; echo "FAIL: cuobjdump -sass $exe"; exit 1; }
+. "$(dirname "$0")/sass_dump.sh" # $sass: the SASS of $exe
 
 # Instructions of one kernel in one architecture, one per line: "ARCH<TAB>OPCODE LINE".
 body() {  # body NAME
