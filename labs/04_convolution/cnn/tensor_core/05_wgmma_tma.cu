@@ -109,6 +109,11 @@ static int encode_maps(const tm_geom &g, int BN, int cl, CUtensorMapDataType typ
     const cuuint64_t wdims[3] = {(cuuint64_t)g.Cp, (cuuint64_t)g.R * g.S, (cuuint64_t)g.M};
     const cuuint64_t wstrides[2] = {row, row * g.R * g.S};
     const cuuint32_t wbox[3] = {(cuuint32_t)g.kc, 1, (cuuint32_t)(BN / cl)}; /* a cluster rank's share */
+    /* A halo k-tile's rt taps (r, s) of one filter column in one box (tm_produce): w seen as [M][R][S][Cp]
+     * walked (c, m, r, s), so the box (kc, BN, rt, 1) lands as rt blocks of BN rows, tap j's at j BN. */
+    const cuuint64_t wdims4[4] = {(cuuint64_t)g.Cp, (cuuint64_t)g.M, (cuuint64_t)g.R, (cuuint64_t)g.S};
+    const cuuint64_t wstrides4[3] = {row * g.R * g.S, row * g.S, row};
+    const cuuint32_t wbox4[4] = {(cuuint32_t)g.kc, (cuuint32_t)BN, (cuuint32_t)g.rt, 1};
     const unsigned box_bytes = (unsigned)(g.kc * elem) * (xbox[1] * xbox[2] + g.rt * BN);
     if (g.kc * elem != TM_ROW_BYTES || g.bw * g.bh != g.rows || box_bytes != tm_stage_bytes(&g, BN) ||
         g.stages < 2 || g.R % g.rt) {
@@ -116,7 +121,9 @@ static int encode_maps(const tm_geom &g, int BN, int cl, CUtensorMapDataType typ
                 g.kc, g.bw, xbox[2], g.rt, g.kc, BN, tm_stage_bytes(&g, BN), g.stages);
         return 0;
     }
-    return encode_map(xmap, type, 4, xp, xdims, xstrides, xbox) && encode_map(wmap, type, 3, wp, wdims, wstrides, wbox);
+    return encode_map(xmap, type, 4, xp, xdims, xstrides, xbox) &&
+           (tm_w_one_box(&g, cl) ? encode_map(wmap, type, 4, wp, wdims4, wstrides4, wbox4)
+                                 : encode_map(wmap, type, 3, wp, wdims, wstrides, wbox));
 }
 
 /* y's map for the TMA-store epilogue (tm_store_y): y [N][H][W][M] channels-last, boxes of one 128-byte
@@ -208,7 +215,7 @@ static cnn_status launch_tm(const cnn_shape *s, int max_stages, const tm_io &io,
     /* channels-last y through shared memory and TMA where its staging fits beside the ring (not split-K:
      * its ranks sum and store the tile after the mainloop) */
     CUtensorMap ymap = {};
-    if (KS == 1 && io.nhwc_out) g.ystage = tm_y_stage_at(&g, BN, smem_budget(MIN_BLOCKS));
+    if (PP && io.nhwc_out) g.ystage = tm_y_stage_at(&g, BN, smem_budget(MIN_BLOCKS)); /* tm_consume: PP only */
     if (g.ystage && !encode_y_map(g, io.type, (int)sizeof(T), y, &ymap)) g.ystage = 0;
     const auto kernel = tm_conv<T, BN, WM, MIN_BLOCKS, SPLIT_REGS, RT, CL, KS, PP>;
     static int ready; /* the opt-in for the largest ring any layer gets */

@@ -90,6 +90,10 @@ template <typename T, int NR> static __device__ __forceinline__ void tm_mma(floa
 {
     tm_mma_of((const T *)0, d, a, b);
 }
+/* The same with the operands' descriptors given (tm_desc of the k-step's addresses). */
+template <int NR> static __device__ __forceinline__ void tm_mma_d(const bf16 *, float (&d)[NR], unsigned long long a, unsigned long long b) { wgmma_bf16(d, a, b); }
+template <int NR> static __device__ __forceinline__ void tm_mma_d(const f16 *, float (&d)[NR], unsigned long long a, unsigned long long b) { wgmma_f16(d, a, b); }
+template <int NR> static __device__ __forceinline__ void tm_mma_d(const float *, float (&d)[NR], unsigned long long a, unsigned long long b) { wgmma_tf32(d, a, b); }
 static __device__ __forceinline__ void tm_store(bf16 *y, long long o, float v) { y[o] = __float2bfloat16_rn(v); }
 static __device__ __forceinline__ void tm_store(f16 *y, long long o, float v) { y[o] = __float2half_rn(v); }
 static __device__ __forceinline__ void tm_store(float *y, long long o, float v) { y[o] = v; }
@@ -147,6 +151,10 @@ static __device__ __forceinline__ void tm_produce(const CUtensorMap *xmap, const
         int c0, r0, s;
         tm_ktile_at(&g, i, &c0, &r0, &s);
         tma_load_4d(tm_a_addr(&g, base, st, BN, 0), xmap, full + 8 * st, c0, x0 + s + g.ox, y0 + r0 + g.oy, n);
+        if (tm_w_one_box(&g, CL)) { /* the rt taps in one instruction: fewer for the TMA engine to issue */
+            tma_load_4d(tm_b_addr(&g, base, st, BN), wmap, full + 8 * st, c0, m0, r0, s);
+            continue;
+        }
         for (int j = 0; j < g.rt; j++) {
             const unsigned dst = tm_b_addr(&g, base, st, BN) + tm_b_step(BN, j, 0);
             if (CL == 1) tma_load_3d(dst, wmap, full + 8 * st, c0, (r0 + j) * g.S + s, m0);
@@ -245,7 +253,10 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
         const int k = q + i - k_lo, st = tm_stage(k, g.stages);
         bar_wait(full + 8 * st, tm_parity(k, g.stages)); /* tile k's bytes have landed */
         __syncwarp(); /* the warp converged for the .aligned wgmma instructions */
-        const unsigned bs = tm_b_addr(&g, base, st, BN);
+        const unsigned long long db = tm_desc(tm_b_addr(&g, base, st, BN));
+        unsigned long long da[WM];
+#pragma unroll
+        for (int mi = 0; mi < WM; mi++) da[mi] = tm_desc(tm_a_addr(&g, base, st, BN, WM * cw + mi));
         wg_fence();
         /* The tile's k-steps (taps x TM_KSTEPS; g.rt == RT, checked on the host) in two groups: wgmma's
          * issue waits for room in the tensor cores' queue, so by the time the first SPLIT k-steps (at
@@ -256,9 +267,9 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
 #pragma unroll
         for (int e = 0; e < RT * TM_KSTEPS; e++) {
 #pragma unroll
-            for (int mi = 0; mi < WM; mi++)
-                tm_mma<T>(d[mi], tm_a_addr(&g, base, st, BN, WM * cw + mi) + tm_a_step(&g, e / TM_KSTEPS, e % TM_KSTEPS),
-                          bs + tm_b_step(BN, e / TM_KSTEPS, e % TM_KSTEPS));
+            for (int mi = 0; mi < WM; mi++) /* a descriptor's address field counts 16 bytes: steps added >> 4 */
+                tm_mma_d((const T *)0, d[mi], da[mi] + (tm_a_step(&g, e / TM_KSTEPS, e % TM_KSTEPS) >> 4),
+                         db + (tm_b_step(BN, e / TM_KSTEPS, e % TM_KSTEPS) >> 4));
             if (e == SPLIT - 1) {
                 wg_commit_and_wait<1>(); /* tile k - 1's last group has retired */
                 tm_release_if<CL>(empty + 8 * tm_stage(k - 1, g.stages), i > k_lo && t % 32 == 0);
@@ -285,7 +296,8 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
     }
     int n, y0, x0, m0;
     tm_block_at(&g, b, BN, &n, &y0, &x0, &m0);
-    if (g.ystage) {
+    if (PP && g.ystage) { /* ping-pong tiles only: the code's mere presence costs the others their mainloop's
+                           * uniform descriptor arithmetic (ptxas), and none of them wins where it would help */
         tm_store_y<T, BN, WM>(g, base, ymap, d, n, y0, x0, m0, cw, t);
         return;
     }

@@ -164,6 +164,9 @@ TM_HD unsigned tm_b_addr(const tm_geom *g, unsigned base, int st, int bn)
     return base + st * tm_stage_bytes(g, bn) + g->a_rows * TM_ROW_BYTES;
 }
 TM_HD unsigned tm_a_step(const tm_geom *g, int j, int ks) { return j * g->bw * TM_ROW_BYTES + 32 * ks; }
+/* Whether a k-tile's rt taps of w come as one box (a 4-d map over w): halo tiles without a cluster
+ * (a cluster rank multicasts its share of each tap's rows, one box a tap). */
+TM_HD int tm_w_one_box(const tm_geom *g, int cl) { return g->rt > 1 && cl == 1; }
 TM_HD unsigned tm_b_step(int bn, int j, int ks) { return j * bn * TM_ROW_BYTES + 32 * ks; }
 /* Split-K partial tiles in the ring's shared memory once the mainloop is over: FP32, row r of the
  * box at r (BN + 4) floats (4 of padding: the rows of one store fall in different banks). */
