@@ -96,7 +96,7 @@ static int encode_map(CUtensorMap *map, CUtensorMapDataType type, int rank, void
 }
 
 /* The two maps over x [N][Hp][Wp][Cp] and w [M][R S][Cp] (elements of elem bytes): boxes (kc,
- * bw, a_rows / bw, 1) and (kc, 1, BN / cl). Refuses (0, said why) unless the x box and rt w boxes are
+ * bw, a_rows / bw, 1) and (kc, 1, BN / cl), or for w (kc, BN, rt, 1) over [M][R][S][Cp] (tm_w_one_box). Refuses (0, said why) unless the x box and rt w boxes are
  * exactly the stage's bytes: the full barrier's expect_tx count is those bytes, and a mismatch would
  * hang the block; and unless the ring has the 2 stages its release of tile i - 1 needs. */
 static int encode_maps(const tm_geom &g, int BN, int cl, CUtensorMapDataType type, int elem, void *xp, void *wp,

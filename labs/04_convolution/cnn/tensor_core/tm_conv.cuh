@@ -129,7 +129,8 @@ template <typename T> static __device__ __forceinline__ void tm_store_pair(T *y,
     }
 }
 
-/* The producer thread, box b: its k-tiles' boxes (x, then rt of w) into the ring, up to g.stages
+/* The producer thread, box b: its k-tiles' boxes (x, then w's rt taps: one box, or one a tap in a
+ * cluster) into the ring, up to g.stages
  * tiles ahead of the consumers: k-tiles k_lo .. k_hi - 1 (all nk, or a split-K rank's share). q:
  * the k-tiles this block's ring has carried before box b (a block
  * that walks several boxes keeps one ring: stage and phase run on across them). In a cluster of CL
