@@ -28,6 +28,45 @@ static void test_geometry(void)
     CHECK(g.kc == 32 && g.chunks == 11 && g.Cp == 348, "TF32 T5A_C348: 11 chunks, the last one part zero fill");
 }
 
+/* Byte offset of box element e (innermost first) of a map at coordinates co: what TMA reads. */
+static unsigned long long map_offset(int rank, const cuuint64_t *strides, const int *co, const int *e, int elem)
+{
+    unsigned long long o = (unsigned long long)(co[0] + e[0]) * elem;
+    for (int d = 1; d < rank; d++) o += (unsigned long long)(co[d] + e[d]) * strides[d - 1];
+    return o;
+}
+
+/* w's one-box map (a halo k-tile's rt taps) against the one-box-a-tap map: for every k-tile of L56
+ * (TF32, 128 x 64 tiles), the element that lands at each byte of the stage's w is the same. */
+static void test_w_map(void)
+{
+    const tm_geom g = tm_geom_make(1, 256, 56, 56, 256, 3, 3, 1, 1, 4, 1, 128, 0);
+    const int bn = 64, elem = 4, m0 = 128;
+    const cuuint64_t row = (cuuint64_t)g.Cp * elem;
+    cuuint64_t d1[4], s1[3], d3[4], s3[3];
+    cuuint32_t b1[4], b3[4];
+    CHECK(tm_w_map(&g, bn, 1, row, d1, s1, b1) == 4 && b1[0] * b1[1] * b1[2] * b1[3] * elem == g.rt * bn * TM_ROW_BYTES,
+          "halo, no cluster: one 4-d box of the k-tile's rt taps");
+    CHECK(tm_w_map(&g, bn, 2, row, d3, s3, b3) == 3 && b3[2] == bn / 2, "halo in a cluster: a rank's share a tap");
+    tm_geom plain = tm_geom_make(1, 256, 56, 56, 256, 3, 3, 1, 1, 4, 0, 128, 0);
+    CHECK(tm_w_map(&plain, bn, 1, row, d3, s3, b3) == 3 && b3[1] == 1 && b3[2] == bn, "one tap a k-tile: one 3-d box");
+    int bad = 0;
+    for (int i = 0; i < g.nk; i++) {
+        int c0, r0, s;
+        tm_ktile_at(&g, i, &c0, &r0, &s);
+        const int co4[4] = {c0, m0, r0, s};
+        for (int j = 0; j < g.rt; j++)
+            for (int m = 0; m < bn; m++)
+                for (int c = 0; c < g.kc; c += 7) {
+                    const int e4[4] = {c, m, j, 0}, co3[3] = {c0, (r0 + j) * g.S + s, m0}, e3[3] = {c, 0, m};
+                    const unsigned at4 = (unsigned)(((j * b1[1] + m) * b1[0] + c) * elem); /* box order in smem */
+                    const unsigned at3 = tm_b_step(bn, j, 0) + m * TM_ROW_BYTES + c * elem;
+                    bad += map_offset(4, s1, co4, e4, elem) != map_offset(3, s3, co3, e3, elem) || at4 != at3;
+                }
+    }
+    CHECK(bad == 0, "the one-box w map reads what the per-tap boxes read, to the same stage bytes (%d differ)", bad);
+}
+
 /* k-tile i's taps and first channel: every (tap, chunk) exactly once, for both walks. */
 static void test_ktiles(void)
 {
@@ -261,6 +300,7 @@ static void test_y_staging(void)
 int main(void)
 {
     test_geometry();
+    test_w_map();
     test_ktiles();
     test_units();
     test_offsets();

@@ -96,7 +96,7 @@ static int encode_map(CUtensorMap *map, CUtensorMapDataType type, int rank, void
 }
 
 /* The two maps over x [N][Hp][Wp][Cp] and w [M][R S][Cp] (elements of elem bytes): boxes (kc,
- * bw, a_rows / bw, 1) and (kc, 1, BN / cl), or for w (kc, BN, rt, 1) over [M][R][S][Cp] (tm_w_one_box). Refuses (0, said why) unless the x box and rt w boxes are
+ * bw, a_rows / bw, 1) and w's of tm_w_map. Refuses (0, said why) unless the x box and rt w boxes are
  * exactly the stage's bytes: the full barrier's expect_tx count is those bytes, and a mismatch would
  * hang the block; and unless the ring has the 2 stages its release of tile i - 1 needs. */
 static int encode_maps(const tm_geom &g, int BN, int cl, CUtensorMapDataType type, int elem, void *xp, void *wp,
@@ -106,14 +106,9 @@ static int encode_maps(const tm_geom &g, int BN, int cl, CUtensorMapDataType typ
     const cuuint64_t xdims[4] = {(cuuint64_t)g.Cp, (cuuint64_t)g.Wp, (cuuint64_t)g.Hp, (cuuint64_t)g.N};
     const cuuint64_t xstrides[3] = {row, row * g.Wp, row * g.Wp * g.Hp};
     const cuuint32_t xbox[4] = {(cuuint32_t)g.kc, (cuuint32_t)g.bw, (cuuint32_t)(g.a_rows / g.bw), 1};
-    const cuuint64_t wdims[3] = {(cuuint64_t)g.Cp, (cuuint64_t)g.R * g.S, (cuuint64_t)g.M};
-    const cuuint64_t wstrides[2] = {row, row * g.R * g.S};
-    const cuuint32_t wbox[3] = {(cuuint32_t)g.kc, 1, (cuuint32_t)(BN / cl)}; /* a cluster rank's share */
-    /* A halo k-tile's rt taps (r, s) of one filter column in one box (tm_produce): w seen as [M][R][S][Cp]
-     * walked (c, m, r, s), so the box (kc, BN, rt, 1) lands as rt blocks of BN rows, tap j's at j BN. */
-    const cuuint64_t wdims4[4] = {(cuuint64_t)g.Cp, (cuuint64_t)g.M, (cuuint64_t)g.R, (cuuint64_t)g.S};
-    const cuuint64_t wstrides4[3] = {row * g.R * g.S, row * g.S, row};
-    const cuuint32_t wbox4[4] = {(cuuint32_t)g.kc, (cuuint32_t)BN, (cuuint32_t)g.rt, 1};
+    cuuint64_t wdims[4], wstrides[3];
+    cuuint32_t wbox[4];
+    const int wrank = tm_w_map(&g, BN, cl, row, wdims, wstrides, wbox);
     const unsigned box_bytes = (unsigned)(g.kc * elem) * (xbox[1] * xbox[2] + g.rt * BN);
     if (g.kc * elem != TM_ROW_BYTES || g.bw * g.bh != g.rows || box_bytes != tm_stage_bytes(&g, BN) ||
         g.stages < 2 || g.R % g.rt) {
@@ -121,9 +116,7 @@ static int encode_maps(const tm_geom &g, int BN, int cl, CUtensorMapDataType typ
                 g.kc, g.bw, xbox[2], g.rt, g.kc, BN, tm_stage_bytes(&g, BN), g.stages);
         return 0;
     }
-    return encode_map(xmap, type, 4, xp, xdims, xstrides, xbox) &&
-           (tm_w_one_box(&g, cl) ? encode_map(wmap, type, 4, wp, wdims4, wstrides4, wbox4)
-                                 : encode_map(wmap, type, 3, wp, wdims, wstrides, wbox));
+    return encode_map(xmap, type, 4, xp, xdims, xstrides, xbox) && encode_map(wmap, type, wrank, wp, wdims, wstrides, wbox);
 }
 
 /* y's map for the TMA-store epilogue (tm_store_y): y [N][H][W][M] channels-last, boxes of one 128-byte

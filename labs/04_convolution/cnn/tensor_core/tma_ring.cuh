@@ -168,6 +168,25 @@ TM_HD unsigned tm_a_step(const tm_geom *g, int j, int ks) { return j * g->bw * T
  * (a cluster rank multicasts its share of each tap's rows, one box a tap). */
 TM_HD int tm_w_one_box(const tm_geom *g, int cl) { return g->rt > 1 && cl == 1; }
 TM_HD unsigned tm_b_step(int bn, int j, int ks) { return j * bn * TM_ROW_BYTES + 32 * ks; }
+/* w's map (encode_maps) over w [M][R S][Cp], `row` bytes a tap's Cp values; its rank. One box a tap:
+ * dims (Cp, R S, M), box (kc, 1, bn / cl), coordinates (c0, tap, m0). One box a halo k-tile
+ * (tm_w_one_box): w seen as [M][R][S][Cp] and walked (c, m, r, s), box (kc, bn, rt, 1), coordinates
+ * (c0, m0, r0, s): tap j's bn rows land j bn rows into the stage's w, where tm_b_step reads them. */
+TM_HD int tm_w_map(const tm_geom *g, int bn, int cl, cuuint64_t row, cuuint64_t dims[4], cuuint64_t strides[3],
+                   cuuint32_t box[4])
+{
+    const cuuint64_t taps = (cuuint64_t)g->R * g->S;
+    if (tm_w_one_box(g, cl)) {
+        dims[0] = (cuuint64_t)g->Cp, dims[1] = (cuuint64_t)g->M, dims[2] = (cuuint64_t)g->R, dims[3] = (cuuint64_t)g->S;
+        strides[0] = row * taps, strides[1] = row * g->S, strides[2] = row;
+        box[0] = (cuuint32_t)g->kc, box[1] = (cuuint32_t)bn, box[2] = (cuuint32_t)g->rt, box[3] = 1;
+        return 4;
+    }
+    dims[0] = (cuuint64_t)g->Cp, dims[1] = taps, dims[2] = (cuuint64_t)g->M;
+    strides[0] = row, strides[1] = row * taps;
+    box[0] = (cuuint32_t)g->kc, box[1] = 1, box[2] = (cuuint32_t)(bn / cl); /* a cluster rank's share */
+    return 3;
+}
 /* Split-K partial tiles in the ring's shared memory once the mainloop is over: FP32, row r of the
  * box at r (BN + 4) floats (4 of padding: the rows of one store fall in different banks). */
 TM_HD unsigned tm_partial_addr(unsigned base, int bn, int row, int col) { return base + (unsigned)(row * (bn + 4) + col) * 4; }
