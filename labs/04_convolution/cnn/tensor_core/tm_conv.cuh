@@ -73,27 +73,11 @@ typedef __half f16;
 #include "mma_sync.cuh"
 #include "wgmma.cuh"
 
-/* One k-step (32 bytes of every row) of the warpgroup: BF16 or FP16 k16, TF32 k8 (by the type of y). */
-template <int NR> static __device__ __forceinline__ void tm_mma_of(const bf16 *, float (&d)[NR], unsigned a, unsigned b)
-{
-    wgmma_bf16(d, tm_desc(a), tm_desc(b));
-}
-template <int NR> static __device__ __forceinline__ void tm_mma_of(const f16 *, float (&d)[NR], unsigned a, unsigned b)
-{
-    wgmma_f16(d, tm_desc(a), tm_desc(b));
-}
-template <int NR> static __device__ __forceinline__ void tm_mma_of(const float *, float (&d)[NR], unsigned a, unsigned b)
-{
-    wgmma_tf32(d, tm_desc(a), tm_desc(b));
-}
-template <typename T, int NR> static __device__ __forceinline__ void tm_mma(float (&d)[NR], unsigned a, unsigned b)
-{
-    tm_mma_of((const T *)0, d, a, b);
-}
-/* The same with the operands' descriptors given (tm_desc of the k-step's addresses). */
-template <int NR> static __device__ __forceinline__ void tm_mma_d(const bf16 *, float (&d)[NR], unsigned long long a, unsigned long long b) { wgmma_bf16(d, a, b); }
-template <int NR> static __device__ __forceinline__ void tm_mma_d(const f16 *, float (&d)[NR], unsigned long long a, unsigned long long b) { wgmma_f16(d, a, b); }
-template <int NR> static __device__ __forceinline__ void tm_mma_d(const float *, float (&d)[NR], unsigned long long a, unsigned long long b) { wgmma_tf32(d, a, b); }
+/* One k-step (32 bytes of every row) of the warpgroup: BF16 or FP16 k16, TF32 k8 (by the type of y), on
+ * the operands' shared-memory descriptors (tm_desc). */
+template <int NR> static __device__ __forceinline__ void tm_mma(const bf16 *, float (&d)[NR], unsigned long long a, unsigned long long b) { wgmma_bf16(d, a, b); }
+template <int NR> static __device__ __forceinline__ void tm_mma(const f16 *, float (&d)[NR], unsigned long long a, unsigned long long b) { wgmma_f16(d, a, b); }
+template <int NR> static __device__ __forceinline__ void tm_mma(const float *, float (&d)[NR], unsigned long long a, unsigned long long b) { wgmma_tf32(d, a, b); }
 static __device__ __forceinline__ void tm_store(bf16 *y, long long o, float v) { y[o] = __float2bfloat16_rn(v); }
 static __device__ __forceinline__ void tm_store(f16 *y, long long o, float v) { y[o] = __float2half_rn(v); }
 static __device__ __forceinline__ void tm_store(float *y, long long o, float v) { y[o] = v; }
@@ -269,14 +253,14 @@ static __device__ __forceinline__ void tm_consume(const tm_geom &g, unsigned bas
         for (int e = 0; e < RT * TM_KSTEPS; e++) {
 #pragma unroll
             for (int mi = 0; mi < WM; mi++) /* a descriptor's address field counts 16 bytes: steps added >> 4 */
-                tm_mma_d((const T *)0, d[mi], da[mi] + (tm_a_step(&g, e / TM_KSTEPS, e % TM_KSTEPS) >> 4),
-                         db + (tm_b_step(BN, e / TM_KSTEPS, e % TM_KSTEPS) >> 4));
+                tm_mma((const T *)0, d[mi], da[mi] + (tm_a_step(&g, e / TM_KSTEPS, e % TM_KSTEPS) >> 4),
+                       db + (tm_b_step(BN, e / TM_KSTEPS, e % TM_KSTEPS) >> 4));
             if (e == SPLIT - 1) {
                 wg_commit_and_wait<1>(); /* tile k - 1's last group has retired */
                 tm_release_if<CL>(empty + 8 * tm_stage(k - 1, g.stages), i > k_lo && t % 32 == 0);
             }
         }
-        if (SPLIT < RT * TM_KSTEPS) asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); /* the second group */
+        if (SPLIT < RT * TM_KSTEPS) wg_commit(); /* the second group */
     }
     if (PP) pp_pass_turn(j, next);
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");

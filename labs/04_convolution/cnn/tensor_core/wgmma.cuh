@@ -34,6 +34,8 @@ WG_MMA_ALL(wgmma_tf32, "k8.f32.tf32.tf32", "")
 #undef WG_MMA
 
 static __device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+/* Close the wgmma group of the instructions issued since the last one. */
+static __device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 /* Close this k-tile's wgmma group, then wait until at most IN_FLIGHT groups are still running. */
 template <int IN_FLIGHT> static __device__ __forceinline__ void wg_commit_and_wait()
 {
